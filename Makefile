@@ -1,0 +1,100 @@
+# Makefile - oxi, a personal AI assistant as a toolkit of small commands
+.POSIX:
+.SUFFIXES:
+
+include config.mk
+
+CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool
+SCRIPTS = oxi-chat
+BINS = $(CMDS:%=bin/%)
+
+LIBSRC != ls lib/*.c lib/*/*.c 2>/dev/null
+LIBOBJ = $(LIBSRC:.c=.o)
+LIBHDR != ls lib/*.h lib/*/*.h 2>/dev/null
+UNITSRC != ls tests/unit/t-*.c 2>/dev/null
+UNITS = $(UNITSRC:.c=)
+
+# each command links only what it needs
+LIBS_oxi-recv  = $(JQ_LIBS)
+LIBS_oxi-send  = $(JQ_LIBS)
+LIBS_oxi-guard = $(JQ_LIBS)
+LIBS_oxi-loop  = $(SQLITE_LIBS) $(JQ_LIBS)
+LIBS_oxi-llm   = $(CURL_LIBS) $(JQ_LIBS)
+LIBS_oxi-tool  = $(JQ_LIBS)
+LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) $(JQ_LIBS)
+
+ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) $(OXI_CFLAGS) $(CFLAGS)
+
+all: $(BINS) tests/jnorm
+
+.SUFFIXES: .c .o
+.c.o:
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBOBJ): $(LIBHDR) config.mk
+
+lib/liboxi.a: $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+bin/oxi-%: bin/oxi-%.c lib/liboxi.a $(LIBHDR)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/liboxi.a $(LIBS_oxi-$*) -lm
+
+tests/jnorm: tests/jnorm.c lib/liboxi.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/jnorm.c lib/liboxi.a $(JQ_LIBS) -lm
+
+tests/unit/t-%: tests/unit/t-%.c tests/unit/tap.h lib/liboxi.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/liboxi.a $(LIBS_ALL) -lm
+
+units: $(UNITS)
+
+check: all units
+	prove -j2 -f tests/unit/t-* tests/t*.t
+
+# ASan + UBSan build of everything, then the whole suite, then a clean tree
+check-asan:
+	$(MAKE) clean
+	$(MAKE) CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		OPTFLAGS= check
+	$(MAKE) clean
+
+bench: all
+	sh bench/run
+
+run: deps all
+	@PATH="$$PWD/bin:$$PATH" exec bin/oxi-chat
+
+deps:
+	@sh share/oxi/deps.sh $(DEPS_BUILD) $(DEPS_TEST)
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/oxi \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(FISHCOMPDIR)
+	for c in $(CMDS) $(SCRIPTS); do \
+		cp -f bin/$$c $(DESTDIR)$(BINDIR)/$$c && \
+		chmod 755 $(DESTDIR)$(BINDIR)/$$c && \
+		cp -f man/$$c.1 $(DESTDIR)$(MANDIR)/man1/$$c.1 && \
+		cp -f completions/bash/$$c $(DESTDIR)$(BASHCOMPDIR)/$$c && \
+		cp -f completions/zsh/_$$c $(DESTDIR)$(ZSHCOMPDIR)/_$$c && \
+		cp -f completions/fish/$$c.fish \
+			$(DESTDIR)$(FISHCOMPDIR)/$$c.fish || exit 1; \
+	done
+	cp -f man/oxi.7 $(DESTDIR)$(MANDIR)/man7/oxi.7
+	cp -Rf share/oxi/. $(DESTDIR)$(DATADIR)/oxi/
+
+uninstall:
+	for c in $(CMDS) $(SCRIPTS); do \
+		rm -f $(DESTDIR)$(BINDIR)/$$c $(DESTDIR)$(MANDIR)/man1/$$c.1 \
+			$(DESTDIR)$(BASHCOMPDIR)/$$c $(DESTDIR)$(ZSHCOMPDIR)/_$$c \
+			$(DESTDIR)$(FISHCOMPDIR)/$$c.fish; \
+	done
+	rm -f $(DESTDIR)$(MANDIR)/man7/oxi.7
+	rm -rf $(DESTDIR)$(DATADIR)/oxi
+
+clean:
+	rm -f $(BINS) lib/*.o lib/*/*.o lib/liboxi.a tests/jnorm $(UNITS)
+	rm -rf tests/tmp
+
+.PHONY: all units check check-asan bench run deps install uninstall clean

@@ -1,0 +1,271 @@
+/*
+ * nd.c - NDJSON records: a line reader over read(2) and a one-write writer
+ *
+ * The reader splits lines itself, with a hard cap, and parses each line
+ * on its own, so that a bad line costs one warning and a dead letter and
+ * never wedges the parser for the lines after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oxi.h"
+
+#define CHUNK	65536
+#define DLQ_MAXDATA	4096	/* bytes of a bad line kept in a dead letter */
+
+void
+oxi_nd_init(struct oxi_nd *in, int fd, const char *name)
+{
+	const char *v;
+
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->name = name;
+	in->max = OXI_MAXLINE_DEFAULT;
+	if ((v = oxi_getenv("OXI_MAXLINE")))
+		in->max = oxi_sizearg(v, "OXI_MAXLINE");
+}
+
+void
+oxi_nd_free(struct oxi_nd *in)
+{
+	oxi_buf_free(&in->buf);
+	in->line = NULL;
+	in->linelen = 0;
+}
+
+ssize_t
+oxi_nd_fill(struct oxi_nd *in)
+{
+	ssize_t r;
+
+	if (in->off > 0 && (in->off >= in->buf.len || in->off > CHUNK)) {
+		oxi_buf_consume(&in->buf, in->off);
+		in->off = 0;
+		in->line = NULL;
+	}
+	oxi_buf_grow(&in->buf, CHUNK);
+	r = read(in->fd, in->buf.s + in->buf.len, CHUNK);
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		in->eof = 1;
+		return 0;
+	}
+	in->buf.len += r;
+	in->buf.s[in->buf.len] = '\0';
+	return r;
+}
+
+void
+oxi_deadletter(const char *source, unsigned long lineno, const char *reason,
+    const char *data, size_t len)
+{
+	char path[4096], ts[32];
+	const char *dir, *p;
+	jv rec;
+	int fd;
+
+	if ((p = oxi_getenv("OXI_DEADLETTER")))
+		snprintf(path, sizeof path, "%s", p);
+	else if ((dir = oxi_state_dir()))
+		snprintf(path, sizeof path, "%s/deadletter.ndjson", dir);
+	else {
+		oxi_warnsys("unable to find a place for dead letters");
+		return;
+	}
+	oxi_time_now(ts);
+	rec = jv_object();
+	rec = jv_object_set(rec, jv_string("type"), jv_string("deadletter"));
+	rec = jv_object_set(rec, jv_string("v"), jv_number(1));
+	rec = jv_object_set(rec, jv_string("ts"), jv_string(ts));
+	rec = jv_object_set(rec, jv_string("prog"), jv_string(oxi_prog));
+	rec = jv_object_set(rec, jv_string("source"), jv_string(source));
+	rec = jv_object_set(rec, jv_string("line"), jv_number(lineno));
+	rec = jv_object_set(rec, jv_string("reason"), jv_string(reason));
+	rec = jv_object_set(rec, jv_string("bytes"), jv_number(len));
+	rec = jv_object_set(rec, jv_string("data"), jv_string_sized(data,
+	    len > DLQ_MAXDATA ? DLQ_MAXDATA : (int)len));
+	if (len > DLQ_MAXDATA)
+		rec = jv_object_set(rec, jv_string("truncated"), jv_true());
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		jv_free(rec);
+		oxi_warnsys("unable to open dead-letter file '%s'", path);
+		return;
+	}
+	if (oxi_nd_write(fd, rec) < 0)
+		oxi_warnsys("unable to write dead-letter file '%s'", path);
+	close(fd);
+}
+
+static int
+bad(struct oxi_nd *in, const char *reason, const char *line, size_t len)
+{
+	oxi_warn("%s:%lu: %s, record dead-lettered", in->name, in->lineno,
+	    reason);
+	oxi_deadletter(in->name, in->lineno, reason, line, len);
+	return OXI_ND_BAD;
+}
+
+/* parses one complete line (no newline); stores a record or reports it */
+static int
+parse(struct oxi_nd *in, char *line, size_t len, jv *out)
+{
+	jv v, t, msg;
+	char why[200];
+
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	if (strspn(line, " \t\r") >= len)
+		return OXI_ND_AGAIN;	/* blank: nothing to take */
+	if (len > in->max)
+		return bad(in, "line too long", line, len);
+	v = jv_parse_sized(line, (int)len);
+	if (!jv_is_valid(v)) {
+		msg = jv_invalid_get_msg(v);
+		snprintf(why, sizeof why, "invalid JSON (%s)",
+		    jv_get_kind(msg) == JV_KIND_STRING ?
+		    jv_string_value(msg) : "parse error");
+		jv_free(msg);
+		return bad(in, why, line, len);
+	}
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		jv_free(v);
+		return bad(in, "not a JSON object", line, len);
+	}
+	t = jv_object_get(jv_copy(v), jv_string("type"));
+	if (jv_get_kind(t) != JV_KIND_STRING) {
+		jv_free(t);
+		jv_free(v);
+		return bad(in, "record has no string \"type\"", line, len);
+	}
+	jv_free(t);
+	in->line = line;
+	in->linelen = len;
+	*out = v;
+	return OXI_ND_OK;
+}
+
+int
+oxi_nd_take(struct oxi_nd *in, jv *out)
+{
+	char *start, *nl;
+	size_t avail, len;
+	int r;
+
+	for (;;) {
+		start = in->buf.s + in->off;
+		avail = in->buf.len - in->off;
+		nl = avail > in->scan ?
+		    memchr(start + in->scan, '\n', avail - in->scan) : NULL;
+		if (in->skipping) {
+			/* the rest of an over-long line, already reported */
+			if (!nl) {
+				in->skipped += avail;
+				in->off = in->buf.len;
+				in->scan = 0;
+				if (in->eof) {
+					in->skipping = 0;
+					return OXI_ND_EOF;
+				}
+				return OXI_ND_AGAIN;
+			}
+			in->off += nl - start + 1;
+			in->scan = 0;
+			in->skipping = 0;
+			continue;
+		}
+		if (!nl) {
+			in->scan = avail;
+			if (avail > in->max + 1) {
+				/* over the cap: report now, drop the rest */
+				in->lineno++;
+				r = bad(in, "line too long", start, avail);
+				in->skipping = 1;
+				in->skipped = avail;
+				in->off = in->buf.len;
+				in->scan = 0;
+				return r;
+			}
+			if (!in->eof)
+				return OXI_ND_AGAIN;
+			if (avail == 0)
+				return OXI_ND_EOF;
+			/* a last line without newline: take it as a line */
+			in->lineno++;
+			in->off = in->buf.len;
+			in->scan = 0;
+			r = parse(in, start, avail, out);
+			if (r == OXI_ND_AGAIN)
+				return OXI_ND_EOF;
+			return r;
+		}
+		len = nl - start;
+		in->lineno++;
+		in->off += len + 1;
+		in->scan = 0;
+		*nl = '\0';
+		r = parse(in, start, len, out);
+		if (r != OXI_ND_AGAIN)
+			return r;
+	}
+}
+
+int
+oxi_nd_next(struct oxi_nd *in, jv *out)
+{
+	int r;
+
+	for (;;) {
+		r = oxi_nd_take(in, out);
+		if (r != OXI_ND_AGAIN)
+			return r;
+		if (oxi_nd_fill(in) < 0)
+			return OXI_ND_ERR;
+	}
+}
+
+int
+oxi_nd_write_raw(int fd, const char *line, size_t len)
+{
+	char small[4096];
+	char *p;
+	int r, e;
+
+	p = len + 1 <= sizeof small ? small : xmalloc(len + 1);
+	memcpy(p, line, len);
+	p[len] = '\n';
+	r = oxi_writeall(fd, p, len + 1);
+	e = errno;
+	if (p != small)
+		free(p);
+	errno = e;
+	return r;
+}
+
+int
+oxi_nd_write(int fd, jv rec)
+{
+	jv s;
+	int r, e;
+
+	s = jv_dump_string(rec, 0);
+	r = oxi_nd_write_raw(fd, jv_string_value(s),
+	    (size_t)jv_string_length_bytes(jv_copy(s)));
+	e = errno;
+	jv_free(s);
+	errno = e;
+	return r;
+}
+
+void
+oxi_nd_out(jv rec)
+{
+	if (oxi_nd_write(1, rec) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+}

@@ -1,0 +1,168 @@
+# lib.sh - TAP helpers for oxi's shell tests, sourced by tests/t*.t
+#
+# Each test file: cd "${0%/*}"; . ./lib.sh; plan N; check ...; done_testing
+# Commands under test come from ../bin (put first on PATH).  Every test
+# gets its own scratch directory $TMP, removed at exit, and its own
+# OXI_HOME so that dead letters and databases never touch the user's.
+
+TESTS=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$TESTS/.." && pwd)
+PATH="$TOP/bin:$TESTS:$PATH"
+export PATH TESTS TOP
+mkdir -p "$TESTS/tmp"
+TMP=$(mktemp -d "$TESTS/tmp/${0##*/}.XXXXXX")
+export TMP
+export OXI_HOME="$TMP/home" OXI_CONFIG_DIR="$TMP/config"
+export HOME="$TMP/userhome" XDG_STATE_HOME= XDG_CONFIG_HOME=
+mkdir -p "$HOME"
+unset OPENAI_API_KEY OXI_MODEL OXI_DEADLETTER OXI_OPENAI_BASE_URL
+unset OXI_LLM OXI_TOOL OXI_ALLOW OXI_WORKSPACE
+SHARED="$TOP/../shared"
+[ -d "$SHARED" ] || SHARED=
+export SHARED
+JNORM="$TESTS/jnorm"
+
+_n=0
+_fail=0
+_cleanup() {
+	for p in $_bgpids; do kill "$p" 2>/dev/null; done
+	[ -n "$KEEP_TMP" ] || rm -rf "$TMP"
+}
+trap _cleanup EXIT
+trap 'exit 1' INT TERM
+
+plan() { echo "1..$1"; }
+diag() { printf '# %s\n' "$@"; }
+
+_result() {	# _result OK DESC
+	_n=$((_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2"
+		_fail=$((_fail + 1))
+	fi
+}
+
+# check DESC CMD: CMD exits 0
+check() {
+	if (eval "$2") >"$TMP/.out" 2>"$TMP/.err"; then
+		_result 0 "$1"
+	else
+		_result 1 "$1"
+		sed 's/^/#   out: /' "$TMP/.out" | head -20
+		sed 's/^/#   err: /' "$TMP/.err" | head -20
+	fi
+}
+
+# check_exit DESC CODE CMD: CMD exits with CODE exactly
+check_exit() {
+	(eval "$3") >"$TMP/.out" 2>"$TMP/.err"
+	_rc=$?
+	if [ "$_rc" = "$2" ]; then
+		_result 0 "$1"
+	else
+		_result 1 "$1"
+		diag "exit $_rc, expected $2"
+		sed 's/^/#   err: /' "$TMP/.err" | head -20
+	fi
+}
+
+# check_same DESC GOT EXPECTED: two files are byte-identical
+check_same() {
+	if cmp -s "$2" "$3"; then
+		_result 0 "$1"
+	else
+		_result 1 "$1"
+		diff -u "$3" "$2" | head -40 | sed 's/^/# /'
+	fi
+}
+
+# check_json DESC GOT EXPECTED: the same records, keys sorted
+check_json() {
+	"$JNORM" "$2" >"$TMP/.got.n" 2>&1
+	"$JNORM" "$3" >"$TMP/.exp.n" 2>&1
+	check_same "$1" "$TMP/.got.n" "$TMP/.exp.n"
+}
+
+# check_grep DESC PATTERN FILE: an extended regex matches a line of FILE
+check_grep() {
+	if grep -Eq -- "$2" "$3"; then
+		_result 0 "$1"
+	else
+		_result 1 "$1"
+		diag "no line matches /$2/ in $3:"
+		head -20 "$3" | sed 's/^/#   /'
+	fi
+}
+
+# check_nogrep DESC PATTERN FILE: no line of FILE matches
+check_nogrep() {
+	if grep -Eq -- "$2" "$3"; then
+		_result 1 "$1"
+		grep -E -- "$2" "$3" | head -5 | sed 's/^/#   /'
+	else
+		_result 0 "$1"
+	fi
+}
+
+# check_lines DESC N FILE: FILE has exactly N lines
+check_lines() {
+	_l=$(wc -l <"$3" | tr -d ' ')
+	if [ "$_l" = "$2" ]; then
+		_result 0 "$1"
+	else
+		_result 1 "$1"
+		diag "$_l lines, expected $2"
+		head -10 "$3" | sed 's/^/#   /'
+	fi
+}
+
+# jget FILTER FILE: print a field with python3 (tests only); e.g.
+# jget '["text"]' f prints r["text"] of each record
+jget() {
+	python3 -c '
+import json, sys
+for line in open(sys.argv[2]):
+    line = line.strip()
+    if not line:
+        continue
+    r = json.loads(line)
+    v = eval("r" + sys.argv[1])
+    print(v if isinstance(v, str) else json.dumps(v))
+' "$1" "$2"
+}
+
+# bg CMD...: run in the background, killed at exit; pid in $!
+bg() {
+	"$@" &
+	_bgpids="$_bgpids $!"
+}
+
+# fake_server SCRIPT ARGS...: start a fake server from tests/fake that
+# prints its port on its first line to $TMP/port; sets $PORT
+fake_server() {
+	_s=$1
+	shift
+	rm -f "$TMP/port"
+	python3 "$TESTS/fake/$_s" --port-file "$TMP/port" "$@" \
+		>"$TMP/fake.log" 2>&1 &
+	_bgpids="$_bgpids $!"
+	FAKE_PID=$!
+	_i=0
+	while [ ! -s "$TMP/port" ] && [ $_i -lt 100 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	PORT=$(cat "$TMP/port" 2>/dev/null)
+	[ -n "$PORT" ] || { echo "Bail out! fake server $_s did not start"; exit 1; }
+}
+
+# with_timeout SECS CMD...: run CMD, kill it after SECS
+with_timeout() {
+	timeout -k 2 "$@"
+}
+
+done_testing() {
+	[ "$_fail" = 0 ]
+}
