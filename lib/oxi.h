@@ -115,7 +115,7 @@ const char *oxi_config_dir(void);
 /* getenv that treats "" as unset */
 const char *oxi_getenv(const char *);
 
-/* notify.c: s6 readiness */
+/* notify (io.c): s6 readiness */
 /* writes "\n" to fd and closes it; does nothing for fd < 0 */
 void oxi_notify(int fd);
 
@@ -236,15 +236,21 @@ int oxi_wait(pid_t);
 
 struct oxi_coproc {
 	pid_t pid;		/* the child, or -1 */
-	int in;			/* its stdin, our write end, or -1 */
+	int in;			/* its stdin, our write end (non-blocking), or -1 */
+	struct oxi_buf outq;	/* bytes queued for its stdin */
 	struct oxi_nd out;	/* its stdout, read as records */
 	char *cmd;		/* the shell command line it runs */
 	const char *name;	/* for diagnostics */
 };
 /* starts "/bin/sh -c 'exec CMD'" as a coprocess: 0 or -1 */
 int oxi_coproc_start(struct oxi_coproc *, const char *name, const char *cmd);
-/* sends a record (consumed): 0 or -1 (EPIPE when the child died) */
+/*
+ * Queues a record (consumed) for the child's stdin and writes what it can
+ * without blocking; poll for POLLOUT on c->in while c->outq.len > 0 and
+ * call oxi_coproc_flush.  0 or -1 (EPIPE when the child is gone).
+ */
 int oxi_coproc_send(struct oxi_coproc *, jv rec);
+int oxi_coproc_flush(struct oxi_coproc *);
 /* closes its stdin, waits, and returns its exit code */
 int oxi_coproc_stop(struct oxi_coproc *);
 
@@ -288,5 +294,24 @@ void oxi_sse_init(struct oxi_sse *, oxi_sse_fn, void *arg);
  * line went over max (then sse->over is set) */
 int oxi_sse_feed(struct oxi_sse *, const char *, size_t);
 void oxi_sse_free(struct oxi_sse *);
+
+/* hist.c: conversation history and inbox ledger (SQLite) */
+/* opens and migrates the history database; NULL with *err as oxi_db_open */
+struct sqlite3 *oxi_hist_open(const char *path, const char **err);
+/* appends message m (consumed): {"role","content","tool_calls","tool_call_id"} */
+int oxi_hist_add(struct sqlite3 *, const char *session, const char *msgid,
+    jv m, const char **err);
+/* the last max messages of a session, oldest first, starting at a user
+ * message; an invalid jv with a message on error */
+jv oxi_hist_load(struct sqlite3 *, const char *session, int max);
+/* the inbox state of msgid copied into buf ("working", "done", "failed"),
+ * or NULL if unknown */
+const char *oxi_hist_state(struct sqlite3 *, const char *msgid, char *buf,
+    size_t n);
+/* records the state (and final reply text, may be NULL) of msgid */
+int oxi_hist_mark(struct sqlite3 *, const char *msgid, const char *session,
+    const char *state, const char *reply, const char **err);
+/* deletes the messages stored for msgid (to redo an interrupted turn) */
+int oxi_hist_forget(struct sqlite3 *, const char *msgid, const char **err);
 
 #endif

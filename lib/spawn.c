@@ -100,6 +100,9 @@ oxi_coproc_start(struct oxi_coproc *c, const char *name, const char *cmd)
 	char *argv[4];
 	int out;
 
+	memset(c, 0, sizeof *c);
+	c->pid = -1;
+	c->in = -1;
 	oxi_buf_printf(&b, "exec %s", cmd);
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
@@ -112,19 +115,46 @@ oxi_coproc_start(struct oxi_coproc *c, const char *name, const char *cmd)
 	}
 	c->cmd = b.s;
 	c->name = name;
+	oxi_fd_nonblock(c->in, 1);
 	oxi_nd_init(&c->out, out, name);
+	return 0;
+}
+
+int
+oxi_coproc_flush(struct oxi_coproc *c)
+{
+	ssize_t w;
+
+	while (c->outq.len > 0) {
+		w = write(c->in, c->outq.s, c->outq.len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			return -1;
+		}
+		oxi_buf_consume(&c->outq, (size_t)w);
+	}
 	return 0;
 }
 
 int
 oxi_coproc_send(struct oxi_coproc *c, jv rec)
 {
+	jv s;
+
 	if (c->in < 0) {
 		jv_free(rec);
 		errno = EPIPE;
 		return -1;
 	}
-	return oxi_nd_write(c->in, rec);
+	s = jv_dump_string(rec, 0);
+	oxi_buf_cat(&c->outq, jv_string_value(s),
+	    (size_t)jv_string_length_bytes(jv_copy(s)));
+	oxi_buf_putc(&c->outq, '\n');
+	jv_free(s);
+	return oxi_coproc_flush(c);
 }
 
 int
@@ -132,6 +162,10 @@ oxi_coproc_stop(struct oxi_coproc *c)
 {
 	int code = 0;
 
+	if (c->in >= 0 && c->outq.len > 0) {
+		oxi_fd_nonblock(c->in, 0);
+		(void)oxi_coproc_flush(c);
+	}
 	if (c->in >= 0)
 		close(c->in);
 	c->in = -1;
@@ -144,5 +178,6 @@ oxi_coproc_stop(struct oxi_coproc *c)
 	oxi_nd_free(&c->out);
 	free(c->cmd);
 	c->cmd = NULL;
+	oxi_buf_free(&c->outq);
 	return code;
 }
