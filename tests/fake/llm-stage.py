@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""llm-stage.py - a stand-in for `oxi-llm -j` that answers at once.
+
+Speaks the llm.request -> llm.delta/llm.response records of oxi(7) with the
+same scripted model as fake/openai.py, with no network: used to test
+oxi-loop alone and to measure the pipeline's own latency.
+
+  last message role "tool"        -> "The tool said: <content>"
+  last user text "read PATH"      -> a read_file tool call
+  last user text "fail"           -> an error record
+  last user text "crash"          -> exits at once (stage death)
+  anything else                   -> "echo: <text>" in two deltas
+"""
+import json
+import sys
+
+n = 0
+
+
+def out(rec):
+    sys.stdout.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    try:
+        req = json.loads(line)
+    except ValueError:
+        continue
+    if req.get("type") != "llm.request":
+        out(req)
+        continue
+    rid = req["id"]
+    msgs = req.get("messages", [])
+    last = msgs[-1] if msgs else {}
+    text = last.get("content") or ""
+    usage = {"input": 10, "output": 5, "cache_read": 0, "cache_write": 0}
+    if last.get("role") == "tool":
+        reply = "The tool said: " + text
+    elif text.startswith("read "):
+        n += 1
+        out({"v": 1, "type": "llm.response", "id": rid,
+             "message": {"role": "assistant", "content": None,
+                         "tool_calls": [{"id": "call_%d" % n,
+                                         "name": "read_file",
+                                         "args": {"path": text[5:]}}]},
+             "stop": "tool_use", "usage": usage, "cost_usd": None,
+             "model": req.get("model")})
+        continue
+    elif text == "fail":
+        out({"v": 1, "type": "error", "ref": rid, "code": "http_500",
+             "message": "upstream failed", "retryable": True})
+        continue
+    elif text == "crash":
+        sys.exit(3)
+    else:
+        reply = "echo: " + text
+    half = len(reply) // 2
+    for part in (reply[:half], reply[half:]):
+        out({"v": 1, "type": "llm.delta", "id": rid, "text": part})
+    out({"v": 1, "type": "llm.response", "id": rid,
+         "message": {"role": "assistant", "content": reply},
+         "stop": "end", "usage": usage, "cost_usd": None,
+         "model": req.get("model")})
