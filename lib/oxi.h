@@ -386,4 +386,44 @@ size_t oxi_redact_hold(const struct oxi_secrets *, const char *s,
  * from ending inside a UTF-8 sequence */
 size_t oxi_guard_cut(const char *s, size_t len, size_t max);
 
+/* ws.c: file access confined to a workspace directory */
+/* the workspace: opt if set, else $OXI_WORKSPACE, else "workspace" in the
+ * state directory; a static string, or NULL with errno */
+const char *oxi_ws_path(const char *opt);
+/* opens the workspace directory, made (mode 0700) if missing: fd or -1 */
+int oxi_ws_open(const char *dir);
+/*
+ * openat(2) of path relative to the workspace fd ws, never resolving
+ * outside it (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, or where
+ * the kernel lacks openat2 a walk by components that refuses ".." and
+ * every symlink).  O_CLOEXEC | O_NOCTTY are added.  -1 with errno: EXDEV
+ * for an absolute path or one that leads outside, ELOOP for a symlink
+ * the walk refuses.
+ */
+int oxi_ws_openat(int ws, const char *path, int flags, mode_t mode);
+/* opens directory path under ws, making missing ones when mk: fd or -1 */
+int oxi_ws_opendir(int ws, const char *path, int mk);
+/* 1 when openat2 confines, 0 when the walk does, -1 not yet known;
+ * tests set 0 to exercise the walk */
+extern int oxi_ws_beneath;
+
+/* tool.c: the built-in tools of oxi-tool */
+struct oxi_tool_ctx {
+	int ws;			/* the workspace directory */
+	size_t maxout;		/* cap on a result's content, in bytes */
+};
+/* the definitions: [{"name","description","parameters"},...] */
+jv oxi_tool_defs(void);
+/*
+ * Runs tool name with args (consumed) and leaves its content, or its error
+ * message, in out (reset first, content capped at ctx->maxout).  Returns 0,
+ * or -1 for an error result.  *taint is the origin of the content on
+ * success ("workspace"), else NULL.
+ */
+int oxi_tool_run(const struct oxi_tool_ctx *, const char *name, jv args,
+    struct oxi_buf *out, const char **taint);
+/* cuts out to max bytes on a UTF-8 boundary and appends
+ * "\n[output truncated: N of TOTAL bytes shown]"; nothing if it fits */
+void oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total);
+
 #endif

@@ -1,0 +1,567 @@
+/*
+ * tool.c - the built-in tools of oxi-tool: their definitions (name,
+ * description, JSON Schema of the arguments) and the code that runs them
+ *
+ * Every tool works inside the workspace through ws.c, writes its answer
+ * (or its error message) into a buffer, and never prints or exits: any
+ * problem, from a wrong argument to a refused path, becomes an error
+ * result that the model can read and act on.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oxi.h"
+
+#define CHUNK	65536
+
+typedef int (*runfn)(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
+
+static int readfile(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
+static int writefile(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
+static int listdir(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
+
+static const struct tool {
+	const char *name;	/* as the model calls it */
+	const char *desc;	/* what the model is told it does */
+	const char *params;	/* JSON Schema of its arguments */
+	const char *keys;	/* the argument names it takes, " "-separated */
+	const char *taint;	/* origin of what it returns, or NULL */
+	runfn run;		/* does it */
+} tools[] = {
+	{ "read_file",
+	  "Read a UTF-8 text file in the workspace and return its text, "
+	  "or a range of its lines. Paths are relative to the workspace. "
+	  "Long output is cut, with a note saying how much was shown; "
+	  "read the rest with offset and limit.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\",\"description\":"
+	  "\"File path, relative to the workspace\"},"
+	  "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
+	  "\"Number of lines to skip at the start (default 0)\"},"
+	  "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
+	  "\"Maximum number of lines to return (default: all)\"}},"
+	  "\"required\":[\"path\"],\"additionalProperties\":false}",
+	  "path offset limit", "workspace", readfile },
+	{ "write_file",
+	  "Write a text file in the workspace, replacing it atomically if "
+	  "it exists and creating missing parent directories. Paths are "
+	  "relative to the workspace.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\",\"description\":"
+	  "\"File path, relative to the workspace\"},"
+	  "\"content\":{\"type\":\"string\",\"description\":"
+	  "\"The complete new content of the file\"}},"
+	  "\"required\":[\"path\",\"content\"],"
+	  "\"additionalProperties\":false}",
+	  "path content", NULL, writefile },
+	{ "list_dir",
+	  "List a directory in the workspace: one entry per line, sorted; "
+	  "directories end with /, symbolic links with @.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\",\"description\":"
+	  "\"Directory path, relative to the workspace (default \\\".\\\", "
+	  "the workspace itself)\"}},"
+	  "\"additionalProperties\":false}",
+	  "path", "workspace", listdir },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+jv
+oxi_tool_defs(void)
+{
+	const struct tool *t;
+	jv a = jv_array(), d;
+
+	for (t = tools; t->name; t++) {
+		d = jv_object();
+		d = jv_object_set(d, jv_string("name"), jv_string(t->name));
+		d = jv_object_set(d, jv_string("description"),
+		    jv_string(t->desc));
+		d = jv_object_set(d, jv_string("parameters"),
+		    jv_parse(t->params));
+		a = jv_array_append(a, d);
+	}
+	return a;
+}
+
+/* a UTF-8 check (no overlongs, surrogates or values past U+10FFFF) */
+static int
+utf8ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k, need;
+	uint32_t c;
+
+	while (i < n) {
+		c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			need = 1, c &= 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			need = 2, c &= 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			need = 3, c &= 0x07;
+		else
+			return 0;
+		if (n - i <= need)
+			return 0;
+		for (k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			c = c << 6 | (s[i + k] & 0x3f);
+		}
+		if ((need == 2 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff)))
+		    || (need == 3 && (c < 0x10000 || c > 0x10ffff)))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+/* the length of s[0..n) cut back so that no UTF-8 sequence is split */
+static size_t
+utf8cut(const char *s, size_t n, size_t avail)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	/* u[n] is the first byte left out, when there is one */
+	while (n > 0 && n < avail && (u[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+void
+oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total)
+{
+	size_t n;
+
+	if (total <= max && out->len <= max)
+		return;
+	n = out->len < max ? out->len : max;
+	n = utf8cut(out->s, n, out->len);
+	out->len = n;
+	if (out->s)
+		out->s[n] = '\0';
+	oxi_buf_printf(out, "\n[output truncated: %zu of %zu bytes shown]",
+	    n, total > n ? total : n);
+}
+
+/* an error message "tool: ..." in out; returns -1 */
+static int OXI_PRINTF(3, 4)
+fail(struct oxi_buf *out, const char *tool, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	oxi_buf_reset(out);
+	oxi_buf_printf(out, "%s: %s", tool, msg);
+	return -1;
+}
+
+/* an error about path from errno e */
+static int
+failpath(struct oxi_buf *out, const char *tool, const char *path, int e)
+{
+	const char *why;
+
+	switch (e) {
+	case EXDEV: why = "is outside the workspace"; break;
+	case ELOOP: why = "leads through a symbolic link, not followed"; break;
+	case ENOENT: why = "no such file or directory"; break;
+	case ENOTDIR: why = "not a directory"; break;
+	case EISDIR: why = "is a directory"; break;
+	case EACCES: why = "permission denied"; break;
+	case ENAMETOOLONG: why = "name too long"; break;
+	default: why = strerror(e); break;
+	}
+	return fail(out, tool, "'%s': %s", path, why);
+}
+
+/* arguments: only the keys named; else a message in out and -1 */
+static int
+knownkeys(jv args, const char *keys, struct oxi_buf *out, const char *tool)
+{
+	const char *k, *p;
+	size_t n;
+	int it, ok;
+	jv key;
+
+	for (it = jv_object_iter(args); jv_object_iter_valid(args, it);
+	    it = jv_object_iter_next(args, it)) {
+		key = jv_object_iter_key(args, it);
+		k = jv_string_value(key);
+		n = strlen(k);
+		ok = 0;
+		for (p = keys; *p; p += strcspn(p, " "), p += *p == ' ')
+			if (strncmp(p, k, n) == 0 && (p[n] == ' ' ||
+			    p[n] == '\0') && n > 0) {
+				ok = 1;
+				break;
+			}
+		if (!ok) {
+			fail(out, tool, "unknown argument '%.100s'", k);
+			jv_free(key);
+			return -1;
+		}
+		jv_free(key);
+	}
+	return 0;
+}
+
+/*
+ * A string argument: *s borrows from args.  1 found, 0 absent (or null),
+ * -1 wrong (message in out).
+ */
+static int
+argstr(jv args, const char *key, const char **s, size_t *len,
+    struct oxi_buf *out, const char *tool)
+{
+	jv v = jv_object_get(jv_copy(args), jv_string(key));
+	jv_kind k = jv_get_kind(v);
+
+	if (k == JV_KIND_INVALID || k == JV_KIND_NULL) {
+		jv_free(v);
+		return 0;
+	}
+	if (k != JV_KIND_STRING) {
+		jv_free(v);
+		return fail(out, tool, "argument '%s' must be a string", key);
+	}
+	/* args holds a reference: the bytes outlive v */
+	*s = jv_string_value(v);
+	*len = (size_t)jv_string_length_bytes(jv_copy(v));
+	jv_free(v);
+	return 1;
+}
+
+/* a path argument: a string without NUL bytes, not empty */
+static int
+argpath(jv args, const char *key, const char **s, struct oxi_buf *out,
+    const char *tool)
+{
+	size_t len;
+	int r;
+
+	if ((r = argstr(args, key, s, &len, out, tool)) <= 0)
+		return r;
+	if (len == 0)
+		return fail(out, tool, "argument '%s' is empty", key);
+	if (strlen(*s) != len)
+		return fail(out, tool, "argument '%s' holds a NUL byte", key);
+	return 1;
+}
+
+/* an integer argument >= min: 1 found, 0 absent, -1 wrong */
+static int
+argint(jv args, const char *key, long long min, long long *val,
+    struct oxi_buf *out, const char *tool)
+{
+	jv v = jv_object_get(jv_copy(args), jv_string(key));
+	jv_kind k = jv_get_kind(v);
+	double d;
+
+	if (k == JV_KIND_INVALID || k == JV_KIND_NULL) {
+		jv_free(v);
+		return 0;
+	}
+	d = k == JV_KIND_NUMBER ? jv_number_value(v) : -1e300;
+	jv_free(v);
+	if (k != JV_KIND_NUMBER || d != (double)(long long)d || d < min ||
+	    d > 9e15)
+		return fail(out, tool, "argument '%s' must be an integer "
+		    ">= %lld", key, min);
+	*val = (long long)d;
+	return 1;
+}
+
+static int
+readfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
+{
+	static const char T[] = "read_file";
+	char *buf = NULL;
+	const char *path, *p, *e, *q, *nl;
+	long long offset = 0, limit = -1, skip, left;
+	size_t keep, total = 0, n;
+	ssize_t r;
+	struct stat st;
+	int fd, a, early = 0, ret = -1;
+
+	if ((a = argpath(args, "path", &path, out, T)) <= 0)
+		return a < 0 ? -1 : fail(out, T, "missing argument 'path'");
+	if (argint(args, "offset", 0, &offset, out, T) < 0 ||
+	    argint(args, "limit", 1, &limit, out, T) < 0)
+		return -1;
+	fd = oxi_ws_openat(ctx->ws, path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return failpath(out, T, path, errno);
+	if (fstat(fd, &st) < 0) {
+		failpath(out, T, path, errno);
+		goto done;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fail(out, T, "'%s' is a directory (use list_dir)", path);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fail(out, T, "'%s' is not a regular file", path);
+		goto done;
+	}
+	buf = xmalloc(CHUNK);
+	keep = ctx->maxout + 4;	/* a little more, to cut on a boundary */
+	skip = offset;
+	left = limit;
+	for (;;) {
+		r = read(fd, buf, CHUNK);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			failpath(out, T, path, errno);
+			goto done;
+		}
+		if (r == 0)
+			break;
+		if (memchr(buf, '\0', r)) {
+			fail(out, T, "'%s' is a binary file (it holds NUL "
+			    "bytes)", path);
+			goto done;
+		}
+		for (p = buf, e = buf + r; p < e && left != 0; p = q) {
+			if (skip > 0) {
+				if (!(nl = memchr(p, '\n', e - p)))
+					break;
+				skip--;
+				q = nl + 1;
+				continue;
+			}
+			q = e;
+			if (left > 0 && (nl = memchr(p, '\n', e - p))) {
+				q = nl + 1;
+				left--;
+			}
+			n = q - p;
+			if (out->len < keep)
+				oxi_buf_cat(out, p, n < keep - out->len ?
+				    n : keep - out->len);
+			total += n;
+		}
+		if (left == 0)
+			break;
+		if (offset == 0 && limit < 0 && out->len >= keep) {
+			early = 1;	/* the size says the rest */
+			break;
+		}
+	}
+	if (early && (size_t)st.st_size > total)
+		total = st.st_size;
+	n = out->len < ctx->maxout ? out->len : ctx->maxout;
+	n = utf8cut(out->s, n, out->len);
+	if (!utf8ok((unsigned char *)out->s, n)) {
+		fail(out, T, "'%s' is not UTF-8 text", path);
+		goto done;
+	}
+	oxi_tool_cap(out, ctx->maxout, total);
+	ret = 0;
+done:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static int
+writefile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
+{
+	static const char T[] = "write_file";
+	char tmp[64], id[OXI_ID_LEN + 1], *dir;
+	const char *path, *content, *base;
+	size_t len, plen;
+	struct stat st;
+	int r, dfd, fd, e, havemode = 0;
+	mode_t mode = 0;
+
+	if ((r = argpath(args, "path", &path, out, T)) <= 0)
+		return r < 0 ? -1 : fail(out, T, "missing argument 'path'");
+	if ((r = argstr(args, "content", &content, &len, out, T)) <= 0)
+		return r < 0 ? -1 : fail(out, T, "missing argument 'content'");
+	if (path[0] == '/')
+		return failpath(out, T, path, EXDEV);
+	plen = strlen(path);
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (*base == '\0' || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0)
+		return fail(out, T, "'%s' names a directory, not a file",
+		    path);
+	if (strlen(base) > NAME_MAX)
+		return failpath(out, T, path, ENAMETOOLONG);
+	if (base == path)
+		dfd = oxi_ws_opendir(ctx->ws, ".", 0);
+	else {
+		dir = xstrndup(path, plen - strlen(base));
+		dfd = oxi_ws_opendir(ctx->ws, dir, 1);
+		free(dir);
+	}
+	if (dfd < 0)
+		return failpath(out, T, path, errno);
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			close(dfd);
+			return failpath(out, T, path, EISDIR);
+		}
+		if (S_ISREG(st.st_mode)) {
+			mode = st.st_mode & 07777;
+			havemode = 1;
+		}
+	}
+	oxi_id_new(id);
+	snprintf(tmp, sizeof tmp, ".oxi-tool.%s.tmp", id);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666);
+	if (fd < 0) {
+		e = errno;
+		close(dfd);
+		return failpath(out, T, path, e);
+	}
+	if ((havemode && fchmod(fd, mode) < 0) ||
+	    oxi_writeall(fd, content, len) < 0 || fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0 || renameat(dfd, tmp, dfd, base) < 0) {
+		e = errno;
+		goto fail;
+	}
+	close(dfd);
+	oxi_buf_printf(out, "wrote %zu bytes to '%s'", len, path);
+	return 0;
+fail:
+	(void)unlinkat(dfd, tmp, 0);
+	close(dfd);
+	return failpath(out, T, path, e);
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+listdir(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
+{
+	static const char T[] = "list_dir";
+	const char *path = ".";
+	char **names = NULL, *s, suffix;
+	size_t n = 0, cap = 0, i, len;
+	struct dirent *de;
+	struct stat st;
+	unsigned char *u;
+	DIR *d;
+	int fd, r, type;
+
+	if ((r = argstr(args, "path", &path, &len, out, T)) < 0)
+		return -1;
+	if (r == 0 || len == 0)
+		path = ".";	/* the workspace itself */
+	else if (strlen(path) != len)
+		return fail(out, T, "argument 'path' holds a NUL byte");
+	if ((fd = oxi_ws_opendir(ctx->ws, path, 0)) < 0)
+		return failpath(out, T, path, errno);
+	if (!(d = fdopendir(fd))) {
+		r = errno;
+		close(fd);
+		return failpath(out, T, path, r);
+	}
+	while ((errno = 0, de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		type = de->d_type;
+		if (type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0)
+			type = S_ISDIR(st.st_mode) ? DT_DIR :
+			    S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		suffix = type == DT_DIR ? '/' : type == DT_LNK ? '@' : 0;
+		s = xmalloc(strlen(de->d_name) + 2);
+		strcpy(s, de->d_name);
+		if (suffix)
+			strcat(s, suffix == '/' ? "/" : "@");
+		/* keep every name on its own line */
+		for (u = (unsigned char *)s; *u; u++)
+			if (*u < 0x20 || *u == 0x7f)
+				*u = '?';
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = xrealloc(names, cap * sizeof *names);
+		}
+		names[n++] = s;
+	}
+	r = errno;
+	closedir(d);
+	if (r) {
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return failpath(out, T, path, r);
+	}
+	qsort(names, n, sizeof *names, cmpstr);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			oxi_buf_putc(out, '\n');
+		oxi_buf_cats(out, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	oxi_tool_cap(out, ctx->maxout, out->len);
+	return 0;
+}
+
+int
+oxi_tool_run(const struct oxi_tool_ctx *ctx, const char *name, jv args,
+    struct oxi_buf *out, const char **taint)
+{
+	const struct tool *t;
+	int r;
+
+	oxi_buf_reset(out);
+	oxi_buf_cats(out, "");
+	*taint = NULL;
+	for (t = tools; t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			break;
+	if (!t->name) {
+		jv_free(args);
+		oxi_buf_printf(out, "unknown tool '%.100s'; the tools are",
+		    name);
+		for (t = tools; t->name; t++)
+			oxi_buf_printf(out, "%s %s", t == tools ? "" : ",",
+			    t->name);
+		return -1;
+	}
+	if (jv_get_kind(args) != JV_KIND_OBJECT) {
+		jv_free(args);
+		return fail(out, t->name, "arguments must be a JSON object");
+	}
+	r = knownkeys(args, t->keys, out, t->name);
+	if (r == 0)
+		r = t->run(ctx, args, out);
+	jv_free(args);
+	if (r == 0)
+		*taint = t->taint;
+	return r < 0 ? -1 : 0;
+}
