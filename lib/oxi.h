@@ -426,4 +426,141 @@ int oxi_tool_run(const struct oxi_tool_ctx *, const char *name, jv args,
  * "\n[output truncated: N of TOTAL bytes shown]"; nothing if it fits */
 void oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total);
 
+/* http.c: HTTP over libcurl, several transfers in flight on one loop */
+struct pollfd;
+struct oxi_http_loop;		/* transfers sharing a curl multi handle */
+enum {
+	OXI_HTTP_OK,		/* a complete 2xx reply */
+	OXI_HTTP_STATUS,	/* a complete reply with another status */
+	OXI_HTTP_TIMEOUT,	/* connect, idle or total time ran out */
+	OXI_HTTP_NET,		/* resolve, connect, TLS, reset */
+	OXI_HTTP_CUT,		/* the reply stopped short */
+	OXI_HTTP_BIG,		/* the body went over the cap */
+	OXI_HTTP_ABORT,		/* the data callback stopped the transfer */
+	OXI_HTTP_CONFIG		/* a bad URL or scheme */
+};
+struct oxi_http_res {
+	int kind;		/* OXI_HTTP_* */
+	long status;		/* HTTP status, 0 if none arrived */
+	int temp;		/* retrying may help: network, 408, 429, 5xx */
+	long retry_after;	/* seconds from a Retry-After header, or -1 */
+	char err[256];		/* one line; never holds a header value */
+	struct oxi_buf body;	/* start of a non-2xx body (64 KiB at most) */
+};
+/* body bytes of a 2xx reply as they arrive; non-zero stops the transfer */
+typedef int (*oxi_http_data_fn)(void *arg, const char *p, size_t n);
+/* called once per transfer when it ends; res lives during the call only */
+typedef void (*oxi_http_done_fn)(void *arg, struct oxi_http_res *res);
+struct oxi_http_req {
+	const char *url;	/* http:// or https:// only */
+	const char *const *headers;	/* "Name: value", NULL-terminated */
+	const char *body;	/* POST body, or NULL for a GET */
+	size_t bodylen;		/* its length */
+	long connect_ms;	/* connect timeout; 0: 10 s */
+	long idle_ms;		/* longest silence; 0: 60 s */
+	long total_ms;		/* whole transfer; 0: 600 s */
+	size_t max;		/* body cap in bytes; 0: 64 MiB */
+	oxi_http_data_fn data;	/* body bytes, or NULL to drop them */
+	oxi_http_done_fn done;	/* the end, or NULL */
+	void *arg;		/* for both */
+};
+/* a new loop (libcurl is initialised on first use); NULL on failure */
+struct oxi_http_loop *oxi_http_loop_new(void);
+/* drops whatever is in flight (no done calls) and frees the loop */
+void oxi_http_loop_free(struct oxi_http_loop *);
+/*
+ * Starts a transfer.  Everything in req is copied; header values are
+ * wiped from our memory when it ends, and never logged.  Returns 0 (done
+ * will be called once, from a later oxi_http_poll), or -1 with a message
+ * in err.
+ */
+int oxi_http_start(struct oxi_http_loop *, const struct oxi_http_req *,
+    char *err, size_t errlen);
+/* transfers in flight */
+int oxi_http_running(const struct oxi_http_loop *);
+/*
+ * Waits up to timeout ms (-1: until something happens) for network
+ * activity or for one of the nfds extra descriptors (their revents are
+ * set), moves the transfers on and calls done for each that ended.
+ * Returns 0, or -1 if libcurl failed.
+ */
+int oxi_http_poll(struct oxi_http_loop *, struct pollfd *fds, int nfds,
+    int timeout);
+/* 1 if a reply with this status is worth retrying: 408, 429, 5xx */
+int oxi_http_temp(long status);
+
+/* llm_openai.c: the OpenAI Chat Completions dialect */
+struct oxi_openai;		/* a reply being read */
+/*
+ * The Chat Completions request body for an llm.request (borrowed) and
+ * a model name without its provider prefix; an invalid jv with a message
+ * if the request is malformed.
+ */
+jv oxi_openai_body(jv req, const char *model);
+/* a reply reader; delta (may be NULL) gets each text fragment */
+struct oxi_openai *oxi_openai_new(void (*delta)(void *, const char *,
+    size_t), void *arg);
+/*
+ * Feeds reply bytes, split anywhere: an event stream or one JSON
+ * completion.  0, or -1 once the reply is known to have failed.
+ */
+int oxi_openai_feed(struct oxi_openai *, const char *, size_t);
+/*
+ * At the end of the reply: {"message","stop","usage"} as in llm.response,
+ * or an invalid jv with a message, with *code and *retry set for the
+ * error record ("truncated", "provider", "bad_tool_args", ...).
+ */
+jv oxi_openai_result(struct oxi_openai *, const char **code, int *retry);
+void oxi_openai_free(struct oxi_openai *);
+/* the message in an error body ({"error":{"message":…}} and kin), or
+ * an invalid jv */
+jv oxi_openai_errmsg(const char *body, size_t len);
+
+/* llm.c: model providers, and llm.request records in flight */
+struct oxi_llm_provider {
+	const char *name;	/* prefix of model names: "openai" */
+	const char *base;	/* default base URL */
+	const char *keyenv;	/* variable holding the API key, or NULL */
+	int needkey;		/* the default base requires the key */
+};
+/* the providers, ending with a NULL name */
+extern const struct oxi_llm_provider oxi_llm_providers[];
+/* text of request id as it arrives */
+typedef void (*oxi_llm_delta_fn)(void *arg, const char *id,
+    const char *text, size_t len);
+/* the end of request id: rec is an llm.response or an error (consumed) */
+typedef void (*oxi_llm_done_fn)(void *arg, const char *id, jv rec);
+struct oxi_llm_cfg {
+	const char *model;	/* default "provider/model", or NULL */
+	long connect_ms;	/* timeouts, 0 for http.c's defaults */
+	long idle_ms;
+	long total_ms;
+	oxi_llm_delta_fn delta;	/* may be NULL */
+	oxi_llm_done_fn done;	/* required */
+	void *arg;		/* for both */
+};
+enum {
+	OXI_LLM_STARTED = 0,	/* in flight: done will be called once */
+	OXI_LLM_BAD = -1,	/* the record is malformed */
+	OXI_LLM_FAIL = -2	/* not started: model, provider, key */
+};
+/*
+ * Checks a "provider/model" name and the provider's key, starting
+ * nothing: 0, or -1 with a one-line reason in why.
+ */
+int oxi_llm_check(const char *model, char *why, size_t len);
+/*
+ * Starts the llm.request rec (borrowed).  Returns OXI_LLM_STARTED, or
+ * OXI_LLM_BAD / OXI_LLM_FAIL with an error record for the caller in *err.
+ * cfg must live until done is called.
+ */
+int oxi_llm_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
+    jv rec, jv *err);
+/*
+ * Makes a provider's message fit for an error record: one line, at most
+ * 300 bytes, with key (if any) and anything like an API key masked.
+ */
+void oxi_llm_scrub(struct oxi_buf *out, const char *msg, size_t len,
+    const char *key);
+
 #endif
