@@ -5,7 +5,7 @@
 # gets its own scratch directory $TMP, removed at exit, and its own
 # OXI_HOME so that dead letters and databases never touch the user's.
 
-TESTS=$(cd "$(dirname "$0")" && pwd)
+TESTS=$(pwd)	# each test cd-s to its own directory first
 TOP=$(cd "$TESTS/.." && pwd)
 PATH="$TOP/bin:$TESTS:$PATH"
 export PATH TESTS TOP

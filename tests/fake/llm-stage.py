@@ -10,9 +10,17 @@ oxi-loop alone and to measure the pipeline's own latency.
   last user text "fail"           -> an error record
   last user text "crash"          -> exits at once (stage death)
   anything else                   -> "echo: <text>" in two deltas
+
+Environment: FAKE_LLM_LOG appends each request line to that file;
+FAKE_LLM_DELAY sleeps that many seconds before each answer.
 """
 import json
+import os
 import sys
+import time
+
+LOG = os.environ.get("FAKE_LLM_LOG")
+DELAY = float(os.environ.get("FAKE_LLM_DELAY", "0"))
 
 n = 0
 
@@ -33,6 +41,11 @@ for line in sys.stdin:
     if req.get("type") != "llm.request":
         out(req)
         continue
+    if LOG:
+        with open(LOG, "a") as f:
+            f.write(line + "\n")
+    if DELAY:
+        time.sleep(DELAY)
     rid = req["id"]
     msgs = req.get("messages", [])
     last = msgs[-1] if msgs else {}
