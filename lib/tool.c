@@ -447,7 +447,8 @@ writefile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		goto fail;
 	}
 	close(dfd);
-	oxi_buf_printf(out, "wrote %zu bytes to '%s'", len, path);
+	oxi_buf_printf(out, "wrote %zu byte%s to '%s'", len,
+	    len == 1 ? "" : "s", path);
 	return 0;
 fail:
 	(void)unlinkat(dfd, tmp, 0);

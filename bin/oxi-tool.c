@@ -1,0 +1,252 @@
+/*
+ * oxi-tool - run tool calls inside a workspace directory
+ *
+ * Reads oxi(7) records on stdin.  Each tool.call {"id","name","args"} is
+ * run with the built-in tools of lib/tool.c (read_file, write_file,
+ * list_dir), confined to the workspace by lib/ws.c, and answered on
+ * stdout by exactly one tool.result with the same "id", a "content"
+ * string capped at -o bytes, "is_error", and "taint": the call's taint
+ * plus "workspace" when the content comes from the workspace.  A
+ * tool.call without the keys it needs is answered with an error result
+ * (or an error record when it has no id), warned about and dead-lettered.
+ * Other records pass through unchanged; bad lines are warned about and
+ * dead-lettered by the library.
+ *
+ * With -L (--list) it prints the tool definitions as one JSON array, the
+ * "tools" of an llm.request, and exits.
+ *
+ * It holds no secret and needs none: run it with a scrubbed environment.
+ * -d fd: readiness once the workspace is open.  SIGTERM: answer the calls
+ * already read, then exit 0.  SIGHUP is ignored (nothing to reload).
+ * exit: 0 ok, 1 some records rejected, 100 usage or unusable workspace,
+ * 111 I/O error or stdout gone.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oxi.h"
+
+#define USAGE "oxi-tool [-v] [-d fd] [-l maxline] [-o maxoutput] " \
+	"[-w workspace]\n" \
+	"oxi-tool -L | --list"
+
+#define MAXOUT_DEFAULT	(64 * 1024)
+#define MAXOUT_MAX	(256 * 1024 * 1024)
+
+static struct oxi_tool_ctx ctx = { -1, MAXOUT_DEFAULT };
+static struct oxi_nd in;
+static struct oxi_buf out = OXI_BUF_INIT;
+static int status = OXI_EX_OK;
+
+/* appends string s (consumed) to array a (consumed) unless it is there */
+static jv
+addonce(jv a, jv s)
+{
+	int i, n = jv_array_length(jv_copy(a));
+
+	for (i = 0; i < n; i++)
+		if (jv_equal(jv_array_get(jv_copy(a), i), jv_copy(s))) {
+			jv_free(s);
+			return a;
+		}
+	return jv_array_append(a, s);
+}
+
+/* the taint of a result: the call's taint strings, plus label */
+static jv
+taintof(jv rec, const char *label)
+{
+	jv t = jv_object_get(jv_copy(rec), jv_string("taint")), res, v;
+	int i, n;
+
+	res = jv_array();
+	if (jv_get_kind(t) == JV_KIND_ARRAY) {
+		n = jv_array_length(jv_copy(t));
+		for (i = 0; i < n; i++) {
+			v = jv_array_get(jv_copy(t), i);
+			if (jv_get_kind(v) == JV_KIND_STRING)
+				res = addonce(res, v);
+			else
+				jv_free(v);
+		}
+	}
+	jv_free(t);
+	if (label)
+		res = addonce(res, jv_string(label));
+	return res;
+}
+
+static void
+result(jv rec, const char *id, const char *content, size_t len, int iserr,
+    const char *label)
+{
+	jv r = oxi_msg_new("tool.result");
+
+	r = jv_object_set(r, jv_string("id"), jv_string(id));
+	r = jv_object_set(r, jv_string("content"),
+	    jv_string_sized(content, (int)len));
+	r = jv_object_set(r, jv_string("is_error"), jv_bool(iserr));
+	r = jv_object_set(r, jv_string("taint"), taintof(rec, label));
+	oxi_nd_out(r);
+}
+
+/* a tool.call without the keys it needs */
+static void
+badcall(jv rec, const char *why)
+{
+	jv id = oxi_msg_idstr(jv_object_get(jv_copy(rec), jv_string("id")));
+	char msg[256];
+
+	oxi_warn("%s:%lu: %s, record dead-lettered", in.name, in.lineno, why);
+	oxi_deadletter(in.name, in.lineno, why, in.line, in.linelen);
+	status = OXI_EX_FALSE;
+	snprintf(msg, sizeof msg, "invalid tool.call: %s", why);
+	if (jv_get_kind(id) == JV_KIND_STRING)
+		result(rec, jv_string_value(id), msg, strlen(msg), 1, NULL);
+	else
+		oxi_nd_out(oxi_msg_error(NULL, "bad_record", msg, 0));
+	jv_free(id);
+}
+
+static void
+call(jv rec)
+{
+	const char *why, *id, *name, *label;
+	long long t0;
+	int r;
+
+	if (oxi_msg_check(rec, &why) < 0) {
+		badcall(rec, why);
+		return;
+	}
+	id = oxi_msg_peek(rec, "id");
+	name = oxi_msg_peek(rec, "name");
+	t0 = oxi_clock_ms();
+	r = oxi_tool_run(&ctx, name, jv_object_get(jv_copy(rec),
+	    jv_string("args")), &out, &label);
+	result(rec, id, out.s, out.len, r < 0, label);
+	oxi_debug("call '%.64s' %.64s %s %lld ms", id, name,
+	    r < 0 ? "error" : "ok", oxi_clock_ms() - t0);
+}
+
+static void
+list(void)
+{
+	oxi_nd_out(oxi_tool_defs());
+	oxi_fshut(stdout, "stdout");
+	exit(OXI_EX_OK);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "list", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *wsopt = NULL, *dir;
+	struct pollfd pfd[2];
+	size_t maxline = 0;
+	int c, r, lflag = 0, notif = -1, sigfd;
+	jv rec;
+
+	oxi_prog = "oxi-tool";
+	oxi_std_opts(argc, argv, USAGE);
+	while ((c = getopt_long(argc, argv, "+d:Ll:o:vw:", longopts,
+	    NULL)) != -1)
+		switch (c) {
+		case 'd':
+			notif = oxi_fdarg(optarg);
+			break;
+		case 'L':
+			lflag = 1;
+			break;
+		case 'l':
+			maxline = oxi_sizearg(optarg, "maximum line length");
+			break;
+		case 'o':
+			ctx.maxout = oxi_sizearg(optarg, "maximum output");
+			if (ctx.maxout == 0 || ctx.maxout > MAXOUT_MAX)
+				oxi_die(OXI_EX_USAGE, "invalid maximum output "
+				    "'%s'", optarg);
+			break;
+		case 'v':
+			oxi_verbose++;
+			break;
+		case 'w':
+			wsopt = optarg;
+			break;
+		default:
+			oxi_usage(USAGE);
+		}
+	if (optind != argc)
+		oxi_usage(USAGE);
+	if (lflag)
+		list();	/* other options are allowed and ignored */
+
+	oxi_nd_init(&in, 0, "stdin");
+	if (maxline)
+		in.max = maxline;
+	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP |
+	    OXI_SIG_NOPIPE)) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
+	if (!(dir = oxi_ws_path(wsopt)))
+		oxi_diesys(oxi_errtemp(errno), "unable to find the workspace");
+	if ((ctx.ws = oxi_ws_open(dir)) < 0)
+		oxi_diesys(oxi_errtemp(errno), "unable to open workspace '%s'",
+		    dir);
+	oxi_debug("workspace '%s', confined by %s", dir,
+	    oxi_ws_beneath == 0 ? "a component walk" : "openat2");
+	oxi_notify(notif);
+
+	pfd[0].fd = 0;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sigfd;
+	pfd[1].events = POLLIN;
+	for (;;) {
+		r = oxi_nd_take(&in, &rec);
+		if (r == OXI_ND_OK) {
+			if (strcmp(oxi_msg_type_peek(rec), "tool.call") == 0)
+				call(rec);
+			else if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
+				oxi_diesys(OXI_EX_TEMP,
+				    "unable to write to stdout");
+			jv_free(rec);
+			continue;
+		}
+		if (r == OXI_ND_BAD) {
+			status = OXI_EX_FALSE;
+			continue;
+		}
+		if (r == OXI_ND_EOF)
+			break;
+		/* every complete line read so far is answered */
+		if (oxi_sig_term)
+			break;
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			oxi_diesys(OXI_EX_TEMP, "unable to poll");
+		}
+		if (pfd[1].revents) {
+			oxi_sig_drain();
+			if (oxi_sig_hup) {
+				oxi_sig_hup = 0;
+				oxi_debug("SIGHUP: nothing to reload");
+			}
+		}
+		if (pfd[0].revents && oxi_nd_fill(&in) < 0 &&
+		    errno != EINTR && errno != EAGAIN)
+			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+	}
+	if (oxi_sig_term)
+		oxi_debug("stopping on a signal");
+	return status;
+}
