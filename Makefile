@@ -48,7 +48,8 @@ tests/unit/t-%: tests/unit/t-%.c tests/unit/tap.h lib/liboxi.a
 
 units: $(UNITS)
 
-check: all units
+check: deps
+	$(MAKE) all units
 	prove -j2 -f tests/unit/t-* tests/t*.t
 
 # ASan + UBSan build of everything, then the whole suite, then a clean tree
@@ -61,7 +62,9 @@ check-asan:
 bench: all
 	sh bench/run
 
-run: deps all
+run:
+	@sh share/oxi/deps.sh $(DEPS_BUILD)
+	@$(MAKE) -s all
 	@PATH="$$PWD/bin:$$PATH" exec bin/oxi-chat
 
 deps:

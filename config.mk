@@ -36,4 +36,4 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
 # Debian packages the build and the tests need (make deps)
 DEPS_BUILD = gcc make pkg-config libc6-dev libjq-dev libcurl4-openssl-dev \
 	libsqlite3-dev libsodium-dev libpcre2-dev
-DEPS_TEST = perl python3 mandoc valgrind
+DEPS_TEST = perl python3 mandoc bsdextrautils valgrind
