@@ -159,8 +159,8 @@ configure(int reload)
 		oxi_allow_free(&allow);
 		allow = na;
 		if (reload)
-			oxi_info("reloaded allowlist %s: %zu entries", src,
-			    allow.n);
+			oxi_info("reloaded allowlist %s: %zu entr%s", src,
+			    allow.n, allow.n == 1 ? "y" : "ies");
 		else
 			oxi_debug("allowlist %s: %zu entries", src, allow.n);
 	} else {
@@ -171,7 +171,8 @@ configure(int reload)
 		oxi_secrets_free(&secrets);
 		secrets = ns;
 		if (reload)
-			oxi_info("reloaded secrets: %zu values", secrets.n);
+			oxi_info("reloaded secrets: %zu value%s", secrets.n,
+			    secrets.n == 1 ? "" : "s");
 		else
 			oxi_debug("secrets: %zu values", secrets.n);
 	}
