@@ -422,6 +422,11 @@ writefile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 			close(dfd);
 			return failpath(out, T, path, EISDIR);
 		}
+		if (S_ISLNK(st.st_mode)) {
+			close(dfd);
+			return fail(out, T, "'%s' is a symbolic link, not "
+			    "replaced", path);
+		}
 		if (S_ISREG(st.st_mode)) {
 			mode = st.st_mode & 07777;
 			havemode = 1;
