@@ -563,4 +563,40 @@ int oxi_llm_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
 void oxi_llm_scrub(struct oxi_buf *out, const char *msg, size_t len,
     const char *key);
 
+/* channel/: chat platforms; oxi-recv and oxi-send run one by name */
+struct oxi_chan_opts {
+	int notif;		/* -d: readiness fd, or -1 */
+	size_t max;		/* -l: cap on an input line or record */
+	const char *chat;	/* -c: chat id, or NULL for the default */
+	const char *user;	/* -u: user name, or NULL for the default */
+	int drafts;		/* -D: render drafts even off a terminal */
+	int rcptfd;		/* -r: where receipts go, or -1 */
+};
+/*
+ * A channel's receiver or sender: runs until end of input or SIGTERM.
+ * Returns 0, or 1 if some input was rejected (each warned about and
+ * dead-lettered), or -1 with errno set and *what saying what failed
+ * ("unable to write to stdout"), for main() to die with.
+ */
+typedef int (*oxi_chan_fn)(const struct oxi_chan_opts *, const char **what);
+/* warns "source:line: why, record dead-lettered" about the record just
+ * taken from in, and dead-letters its line */
+void oxi_chan_reject(struct oxi_nd *in, const char *why);
+/*
+ * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
+ * "platform_id":pid,"ok":ok} to fd, with "error":error when error is
+ * not NULL and pid null when NULL.  0 or -1 with errno.
+ */
+int oxi_chan_receipt(int fd, const char *channel, const char *ref,
+    const char *pid, int ok, const char *error);
+/*
+ * Appends s[0..len) to b, safe to show on a terminal: C0 controls but
+ * \n and \t in caret notation (ESC is "^["), DEL as "^?", C1 controls
+ * as "^[" and their 7-bit form (CSI is "^[["), CR dropped.  s is UTF-8.
+ */
+void oxi_term_clean(struct oxi_buf *b, const char *s, size_t len);
+/* channel/cli.c: the terminal, plain lines in and text out */
+int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
+int oxi_cli_send(const struct oxi_chan_opts *, const char **what);
+
 #endif
