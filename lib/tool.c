@@ -34,7 +34,7 @@ static const struct tool {
 	const char *name;	/* as the model calls it */
 	const char *desc;	/* what the model is told it does */
 	const char *params;	/* JSON Schema of its arguments */
-	const char *keys;	/* the argument names it takes, " "-separated */
+	const char *keys;	/* its argument names, space-separated */
 	const char *taint;	/* origin of what it returns, or NULL */
 	runfn run;		/* does it */
 } tools[] = {
