@@ -29,8 +29,8 @@
 
 #include "oxi.h"
 
-#define USAGE	"oxi-guard [-v] [-d fd] [-l maxline] [-a allow] [-m maxbytes] " \
-		"[-s secrets] in | out"
+#define USAGE	"oxi-guard [-v] [-d fd] [-l maxline] [-a allow] " \
+		"[-m maxbytes] [-s secrets] in | out"
 
 #define MAXIN_DEFAULT	16384	/* msg.in text cap in bytes */
 #define MAXOUT_DEFAULT	65536	/* outbound text cap in bytes */
@@ -68,7 +68,8 @@ loadallow(struct oxi_allow *a, const char **src, int reload)
 			if (!reload)
 				oxi_diesys(OXI_EX_USAGE, "unable to find the "
 				    "configuration directory");
-			oxi_warnsys("unable to find the configuration directory");
+			oxi_warnsys("unable to find the configuration "
+			    "directory");
 			return -1;
 		}
 		snprintf(path, sizeof path, "%s/allow", dir);
@@ -329,7 +330,8 @@ guardout(jv rec)
 		if (len > maxbytes) {
 			oxi_info("%s '%.64s': text of %zu bytes cut to %zu",
 			    type, id, len, maxbytes);
-			len = oxi_guard_cut(s, len, maxbytes - strlen(TRUNCATED));
+			len = oxi_guard_cut(s, len,
+			    maxbytes - strlen(TRUNCATED));
 			oxi_buf_cat(&t, s, len);
 			oxi_buf_cats(&t, TRUNCATED);
 		} else

@@ -120,7 +120,8 @@ oxi_allow_ok(const struct oxi_allow *a, const char *channel, const char *from)
 
 	for (i = 0; i < a->n; i++) {
 		e = &a->v[i];
-		if (e->channel && (!channel || strcmp(e->channel, channel) != 0))
+		if (e->channel &&
+		    (!channel || strcmp(e->channel, channel) != 0))
 			continue;
 		if (e->from && (!from || strcmp(e->from, from) != 0))
 			continue;
