@@ -307,7 +307,7 @@ guardout(jv rec)
 		goto done;
 	}
 	s = jv_string_value(v);
-	orig = len = (size_t)jv_string_length_bytes(jv_copy(v));
+	len = (size_t)jv_string_length_bytes(jv_copy(v));
 	id = oxi_msg_peek(rec, type[0] == 'e' ? "ref" : "id");
 	if (!id)
 		id = "";
@@ -319,6 +319,7 @@ guardout(jv rec)
 		    n == 1 ? "" : "s");
 	}
 	if (draft && (keep = oxi_redact_hold(&secrets, s, len)) < len) {
+		orig = len;
 		len = oxi_guard_cut(s, len, keep);
 		changed = 1;
 		oxi_debug("%s '%.64s': held back the last %zu bytes", type, id,
