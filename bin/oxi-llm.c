@@ -1,0 +1,344 @@
+/*
+ * oxi-llm - ask a language model, from a shell or as a pipeline stage
+ *
+ * Human mode: the prompt is the arguments, after the text read from
+ * stdin when stdin is not a terminal ("<stdin>\n\n<args>").  The reply
+ * streams to stdout, flushed per fragment, and ends with a newline.
+ *
+ * Record mode (-j): reads oxi-msg(5) records on stdin.  Each llm.request
+ * is sent at once, several at a time, and answered on stdout with an
+ * llm.delta per text fragment and then exactly one llm.response or one
+ * error record ("ref" is the request id).  Other records pass through
+ * unchanged.  Readiness is written to fd -d once set up.  On SIGTERM it
+ * stops reading, finishes the requests in flight and exits 0.
+ *
+ * Models are "provider/model" (-m, else $OXI_MODEL, else the request's
+ * "model"); providers and keys are in lib/llm.c.  Diagnostics never hold
+ * an API key.
+ *
+ * exit: 0 ok; 1 some records were rejected; 100 usage, configuration,
+ * authentication or another permanent API error; 111 network, timeout,
+ * rate limit, server error, or stdin/stdout failure.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oxi.h"
+
+#define USAGE "oxi-llm [-v] [-m model] [-s system] [-n | --no-stream]" \
+	" [prompt ...]\n" \
+	"oxi-llm -j [-v] [-d fd] [-l maxline] [-m model]"
+
+#define PARALLEL	16		/* requests in flight, at most */
+#define STDIN_MAX	(64 * 1024 * 1024)
+
+static int jflag, nflag;
+static struct oxi_http_loop *loop;
+static struct oxi_llm_cfg cfg;
+static struct oxi_nd in;
+static int status = OXI_EX_OK;
+
+/* human mode: the final record, and whether output ends with "\n" */
+static jv answer;
+static int printed, atnl = 1;
+
+/* a timeout from the environment in seconds (fractions allowed) */
+static long
+envms(const char *name)
+{
+	const char *v = oxi_getenv(name);
+	char *end;
+	double d;
+
+	if (!v)
+		return 0;
+	d = strtod(v, &end);
+	if (*end || d <= 0 || d > 86400)
+		oxi_die(OXI_EX_USAGE, "bad %s '%s': seconds expected", name, v);
+	return (long)(d * 1000 + 0.5);
+}
+
+static void
+rdelta(void *arg, const char *id, const char *text, size_t len)
+{
+	jv r = oxi_msg_new("llm.delta");
+
+	r = jv_object_set(r, jv_string("id"), jv_string(id));
+	r = jv_object_set(r, jv_string("text"), jv_string_sized(text,
+	    (int)len));
+	oxi_nd_out(r);
+}
+
+static void
+rdone(void *arg, const char *id, jv rec)
+{
+	const char *m;
+
+	if (strcmp(oxi_msg_type_peek(rec), "error") == 0) {
+		m = oxi_msg_peek(rec, "message");
+		oxi_warn("request %s: %s: %s", id, oxi_msg_peek(rec, "code"),
+		    m ? m : "");
+	} else
+		oxi_debug("request %s: answered", id);
+	oxi_nd_out(rec);
+}
+
+static void
+hdelta(void *arg, const char *id, const char *text, size_t len)
+{
+	if (len == 0)
+		return;
+	fwrite(text, 1, len, stdout);
+	fflush(stdout);
+	printed = 1;
+	atnl = text[len - 1] == '\n';
+}
+
+static void
+hdone(void *arg, const char *id, jv rec)
+{
+	jv_free(answer);
+	answer = rec;
+}
+
+/* one llm.request, or a record to pass on */
+static void
+request(jv rec)
+{
+	const char *m;
+	int r;
+	jv err;
+
+	if (strcmp(oxi_msg_type_peek(rec), "llm.request") != 0) {
+		if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
+			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+		jv_free(rec);
+		return;
+	}
+	r = oxi_llm_start(loop, &cfg, rec, &err);
+	if (r != OXI_LLM_STARTED) {
+		m = oxi_msg_peek(err, "message");
+		if (r == OXI_LLM_BAD) {
+			oxi_warn("%s:%lu: %s, record dead-lettered", in.name,
+			    in.lineno, m);
+			oxi_deadletter(in.name, in.lineno, m, in.line,
+			    in.linelen);
+			status = OXI_EX_FALSE;
+		} else
+			oxi_warn("request %s: %s", oxi_msg_peek(rec, "id"), m);
+		oxi_nd_out(err);
+	}
+	jv_free(rec);
+}
+
+static void
+records(int notif)
+{
+	struct pollfd pfd[2];
+	int sigfd, r, n, reading = 1, max = PARALLEL;
+	const char *v;
+	jv rec;
+
+	if ((v = oxi_getenv("OXI_LLM_PARALLEL")) && (max = atoi(v)) < 1)
+		oxi_die(OXI_EX_USAGE, "bad OXI_LLM_PARALLEL '%s'", v);
+	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP |
+	    OXI_SIG_NOPIPE)) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
+	cfg.delta = rdelta;
+	cfg.done = rdone;
+	oxi_notify(notif);
+	for (;;) {
+		while (reading && oxi_http_running(loop) < max) {
+			r = oxi_nd_take(&in, &rec);
+			if (r == OXI_ND_AGAIN)
+				break;
+			if (r == OXI_ND_EOF)
+				reading = 0;
+			else if (r == OXI_ND_BAD)
+				status = OXI_EX_FALSE;
+			else if (r == OXI_ND_OK)
+				request(rec);
+		}
+		if (!reading && oxi_http_running(loop) == 0)
+			break;
+		n = 0;
+		pfd[n].fd = sigfd;
+		pfd[n++].events = POLLIN;
+		if (reading && oxi_http_running(loop) < max) {
+			pfd[n].fd = in.fd;
+			pfd[n++].events = POLLIN;
+		}
+		if (oxi_http_poll(loop, pfd, n, -1) < 0)
+			oxi_die(OXI_EX_TEMP, "unable to run transfers");
+		if (pfd[0].revents) {
+			oxi_sig_drain();
+			oxi_sig_hup = 0;	/* nothing to reload */
+			if (oxi_sig_term && reading) {
+				oxi_info("stopping: finishing %d request(s)",
+				    oxi_http_running(loop));
+				reading = 0;
+			}
+		}
+		if (reading && n > 1 && pfd[1].revents &&
+		    oxi_nd_fill(&in) < 0 && errno != EINTR && errno != EAGAIN) {
+			oxi_warnsys("unable to read stdin");
+			reading = 0;
+			status = OXI_EX_TEMP;
+		}
+	}
+}
+
+/* human mode: reads stdin if it is not a terminal, builds the request */
+static jv
+prompt(int argc, char **argv, const char *sys)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	char id[OXI_ID_LEN + 1], tmp[65536];
+	ssize_t r;
+	jv msgs, rec;
+	int i;
+
+	if (!isatty(0)) {
+		while ((r = read(0, tmp, sizeof tmp)) != 0) {
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+			}
+			if (b.len + r > STDIN_MAX)
+				oxi_die(OXI_EX_USAGE, "stdin is over %d bytes",
+				    STDIN_MAX);
+			oxi_buf_cat(&b, tmp, r);
+		}
+		while (b.len > 0 && (b.s[b.len - 1] == '\n' ||
+		    b.s[b.len - 1] == '\r'))
+			b.s[--b.len] = '\0';
+	}
+	if (b.len > 0 && argc > 0)
+		oxi_buf_cats(&b, "\n\n");
+	for (i = 0; i < argc; i++) {
+		if (i > 0)
+			oxi_buf_putc(&b, ' ');
+		oxi_buf_cats(&b, argv[i]);
+	}
+	if (b.len == 0)
+		oxi_usage(USAGE);
+	msgs = jv_array();
+	if (sys)
+		msgs = jv_array_append(msgs, jv_object_set(jv_object_set(
+		    jv_object(), jv_string("role"), jv_string("system")),
+		    jv_string("content"), jv_string(sys)));
+	msgs = jv_array_append(msgs, jv_object_set(jv_object_set(jv_object(),
+	    jv_string("role"), jv_string("user")), jv_string("content"),
+	    jv_string_sized(b.s, (int)b.len)));
+	oxi_buf_free(&b);
+	oxi_id_new(id);
+	rec = oxi_msg_new("llm.request");
+	rec = jv_object_set(rec, jv_string("id"), jv_string(id));
+	rec = jv_object_set(rec, jv_string("messages"), msgs);
+	return jv_object_set(rec, jv_string("stream"), jv_bool(!nflag));
+}
+
+static int
+human(jv rec)
+{
+	const char *type, *m, *code;
+	jv err, v;
+	int r, retry;
+
+	cfg.delta = hdelta;
+	cfg.done = hdone;
+	answer = jv_invalid();
+	r = oxi_llm_start(loop, &cfg, rec, &err);
+	jv_free(rec);
+	if (r != OXI_LLM_STARTED)
+		oxi_die(OXI_EX_USAGE, "%s", oxi_msg_peek(err, "message"));
+	while (oxi_http_running(loop) > 0)
+		if (oxi_http_poll(loop, NULL, 0, -1) < 0)
+			oxi_die(OXI_EX_TEMP, "unable to run the transfer");
+	type = oxi_msg_type_peek(answer);
+	if (strcmp(type, "error") == 0) {
+		if (!atnl)
+			putchar('\n');
+		oxi_fshut(stdout, "stdout");
+		m = oxi_msg_peek(answer, "message");
+		code = oxi_msg_peek(answer, "code");
+		v = jv_object_get(jv_copy(answer), jv_string("retryable"));
+		retry = jv_get_kind(v) == JV_KIND_TRUE;
+		jv_free(v);
+		oxi_die(retry ? OXI_EX_TEMP : OXI_EX_USAGE, "%s: %s", code, m);
+	}
+	v = jv_object_get(jv_object_get(jv_copy(answer),
+	    jv_string("message")), jv_string("content"));
+	if (!printed && jv_get_kind(v) == JV_KIND_STRING)
+		hdelta(NULL, NULL, jv_string_value(v),
+		    jv_string_length_bytes(jv_copy(v)));
+	jv_free(v);
+	if (!atnl)
+		putchar('\n');
+	if ((m = oxi_msg_peek(answer, "stop")) && strcmp(m, "length") == 0)
+		oxi_warn("the reply was cut short at the token limit");
+	jv_free(answer);
+	oxi_fshut(stdout, "stdout");
+	return OXI_EX_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *sys = NULL, *model = NULL;
+	char why[256];
+	int c, i, notif = -1, lflag = 0;
+	size_t maxline = 0;
+
+	oxi_prog = "oxi-llm";
+	oxi_std_opts(argc, argv, USAGE);
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--no-stream") == 0)
+			argv[i] = "-n";
+	while ((c = getopt(argc, argv, "+d:jl:m:ns:v")) != -1)
+		switch (c) {
+		case 'd': notif = oxi_fdarg(optarg); break;
+		case 'j': jflag = 1; break;
+		case 'l': maxline = oxi_sizearg(optarg, "maxline"); lflag = 1;
+			break;
+		case 'm': model = optarg; break;
+		case 'n': nflag = 1; break;
+		case 's': sys = optarg; break;
+		case 'v': oxi_verbose++; break;
+		default: oxi_usage(USAGE);
+		}
+	argc -= optind;
+	argv += optind;
+	if (jflag ? argc > 0 || sys || nflag : notif >= 0 || lflag)
+		oxi_usage(USAGE);
+
+	if (!model)
+		model = oxi_getenv("OXI_MODEL");
+	if (!model && !jflag)
+		oxi_die(OXI_EX_USAGE, "no model: use -m provider/model or set"
+		    " OXI_MODEL (e.g. openai/gpt-4o-mini)");
+	if (model && oxi_llm_check(model, why, sizeof why) < 0)
+		oxi_die(OXI_EX_USAGE, "%s", why);
+	cfg.model = model;
+	cfg.connect_ms = envms("OXI_LLM_CONNECT_TIMEOUT");
+	cfg.idle_ms = envms("OXI_LLM_IDLE_TIMEOUT");
+	cfg.total_ms = envms("OXI_LLM_TIMEOUT");
+	if (!(loop = oxi_http_loop_new()))
+		oxi_die(OXI_EX_TEMP, "unable to initialise libcurl");
+
+	if (!jflag)
+		return human(prompt(argc, argv, sys));
+	oxi_nd_init(&in, 0, "stdin");
+	if (lflag)
+		in.max = maxline;
+	records(notif);
+	oxi_http_loop_free(loop);
+	oxi_nd_free(&in);
+	oxi_fshut(stdout, "stdout");
+	return status;
+}

@@ -1,0 +1,402 @@
+/*
+ * http.c - HTTP over libcurl: a thin wrapper around one multi handle
+ *
+ * Each transfer gets a connect timeout, a total timeout, an idle timeout
+ * (checked here, so that it counts silence precisely rather than an
+ * average rate), a body cap, CURLOPT_NOSIGNAL and an error buffer.  The
+ * body of a 2xx reply goes to a callback as it arrives; the start of any
+ * other body is kept for the caller to read the server's message.
+ * Outcomes are sorted the qmail way: transport trouble, 408, 429 and 5xx
+ * are temporary, other 4xx permanent.  Header values (the Authorization
+ * header holds an API key) are never logged, and are wiped when a
+ * transfer ends.  Redirects are not followed: a key must not travel to a
+ * host the user did not name.
+ */
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "oxi.h"
+
+#define HTTP_CONNECT_MS	10000
+#define HTTP_IDLE_MS	60000
+#define HTTP_TOTAL_MS	600000
+#define HTTP_MAX	(64UL * 1024 * 1024)
+#define HTTP_ERRBODY	(64 * 1024)
+#define HTTP_MAXFDS	8
+
+struct oxi_http {
+	CURL *easy;			/* the transfer */
+	struct curl_slist *hdrs;	/* request headers, wiped at the end */
+	struct oxi_http_loop *loop;	/* where it runs */
+	struct oxi_http *prev, *next;	/* the loop's list */
+	oxi_http_data_fn data;		/* body callback */
+	oxi_http_done_fn done;		/* end callback */
+	void *arg;			/* for both */
+	long long idle_ms;		/* longest silence allowed */
+	long long last;			/* monotonic ms of the last activity */
+	size_t max;			/* body cap */
+	size_t got;			/* body bytes so far */
+	int aborted;			/* the data callback said stop */
+	int big;			/* the body went over max */
+	curl_off_t ul;			/* bytes sent so far */
+	struct oxi_http_res res;	/* filled as it goes */
+	char errbuf[CURL_ERROR_SIZE];	/* libcurl's message */
+};
+
+struct oxi_http_loop {
+	CURLM *multi;			/* the multi handle */
+	struct oxi_http *head;		/* transfers in flight */
+	int running;			/* how many */
+};
+
+static int curl_ready;
+
+int
+oxi_http_temp(long status)
+{
+	return status == 408 || status == 429 || status >= 500;
+}
+
+struct oxi_http_loop *
+oxi_http_loop_new(void)
+{
+	struct oxi_http_loop *l;
+
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return NULL;
+		curl_ready = 1;
+	}
+	l = xcalloc(1, sizeof *l);
+	if (!(l->multi = curl_multi_init())) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static void
+wipe_headers(struct curl_slist *h)
+{
+	struct curl_slist *p;
+
+	for (p = h; p; p = p->next)
+		if (p->data)
+			explicit_bzero(p->data, strlen(p->data));
+	curl_slist_free_all(h);
+}
+
+/* unlinks and frees a transfer */
+static void
+drop(struct oxi_http *t)
+{
+	struct oxi_http_loop *l = t->loop;
+
+	curl_multi_remove_handle(l->multi, t->easy);
+	curl_easy_cleanup(t->easy);
+	wipe_headers(t->hdrs);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		l->head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	l->running--;
+	oxi_buf_free(&t->res.body);
+	free(t);
+}
+
+void
+oxi_http_loop_free(struct oxi_http_loop *l)
+{
+	if (!l)
+		return;
+	while (l->head)
+		drop(l->head);
+	curl_multi_cleanup(l->multi);
+	free(l);
+}
+
+int
+oxi_http_running(const struct oxi_http_loop *l)
+{
+	return l->running;
+}
+
+static size_t
+onbody(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct oxi_http *t = arg;
+	size_t n = size * nmemb, room;
+	long status = 0;
+
+	t->last = oxi_clock_ms();
+	t->got += n;
+	if (t->got > t->max) {
+		t->big = 1;
+		return 0;
+	}
+	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 200 || status > 299) {
+		room = HTTP_ERRBODY - t->res.body.len;
+		oxi_buf_cat(&t->res.body, p, n < room ? n : room);
+		return n;
+	}
+	if (t->data && t->data(t->arg, p, n) != 0) {
+		t->aborted = 1;
+		return 0;
+	}
+	return n;
+}
+
+/* notes activity and Retry-After; header values are never printed */
+static size_t
+onheader(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct oxi_http *t = arg;
+	size_t n = size * nmemb;
+	char num[16];
+	size_t i, k;
+
+	t->last = oxi_clock_ms();
+	if (n >= 5 && memcmp(p, "HTTP/", 5) == 0)
+		t->res.retry_after = -1;
+	else if (n > 12 && strncasecmp(p, "retry-after:", 12) == 0) {
+		for (i = 12; i < n && (p[i] == ' ' || p[i] == '\t'); i++)
+			;
+		for (k = 0; i < n && k < sizeof num - 1 &&
+		    p[i] >= '0' && p[i] <= '9'; i++)
+			num[k++] = p[i];
+		num[k] = '\0';
+		if (k > 0 && k < 9)
+			t->res.retry_after = atol(num);
+	}
+	return n;
+}
+
+/* upload progress counts as activity */
+static int
+onprogress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+    curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct oxi_http *t = arg;
+
+	if (ulnow != t->ul) {
+		t->ul = ulnow;
+		t->last = oxi_clock_ms();
+	}
+	return 0;
+}
+
+int
+oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
+    char *err, size_t errlen)
+{
+	struct oxi_http *t;
+	struct curl_slist *h;
+	const char *const *hp;
+	CURL *e;
+
+	if (!(e = curl_easy_init())) {
+		snprintf(err, errlen, "unable to start a transfer");
+		return -1;
+	}
+	t = xcalloc(1, sizeof *t);
+	t->easy = e;
+	t->loop = l;
+	t->data = req->data;
+	t->done = req->done;
+	t->arg = req->arg;
+	t->idle_ms = req->idle_ms > 0 ? req->idle_ms : HTTP_IDLE_MS;
+	t->max = req->max > 0 ? req->max : HTTP_MAX;
+	t->res.retry_after = -1;
+	for (hp = req->headers; hp && *hp; hp++) {
+		if (!(h = curl_slist_append(t->hdrs, *hp)))
+			goto nomem;
+		t->hdrs = h;
+	}
+	/* no "Expect: 100-continue" round trip for big bodies */
+	if (!(h = curl_slist_append(t->hdrs, "Expect:")))
+		goto nomem;
+	t->hdrs = h;
+
+	curl_easy_setopt(e, CURLOPT_URL, req->url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+#endif
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+	    req->connect_ms > 0 ? req->connect_ms : (long)HTTP_CONNECT_MS);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+	    req->total_ms > 0 ? req->total_ms : (long)HTTP_TOTAL_MS);
+	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "oxi/" OXI_VERSION);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->hdrs);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, onbody);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, onheader);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, onprogress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, t);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+	if (req->body) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)req->bodylen);
+		curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, req->body);
+	}
+	if (curl_multi_add_handle(l->multi, e) != CURLM_OK) {
+		snprintf(err, errlen, "unable to start a transfer");
+		curl_easy_cleanup(e);
+		wipe_headers(t->hdrs);
+		free(t);
+		return -1;
+	}
+	t->last = oxi_clock_ms();
+	t->next = l->head;
+	if (l->head)
+		l->head->prev = t;
+	l->head = t;
+	l->running++;
+	return 0;
+nomem:
+	curl_easy_cleanup(e);
+	wipe_headers(t->hdrs);
+	free(t);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* one line from libcurl's error buffer, or its generic message */
+static void
+curlmsg(struct oxi_http *t, CURLcode rc)
+{
+	const char *m = t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc);
+	size_t n = strlen(m);
+
+	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == '\r'))
+		n--;
+	snprintf(t->res.err, sizeof t->res.err, "%.*s", (int)n, m);
+}
+
+/* sorts the outcome of a transfer into res */
+static void
+classify(struct oxi_http *t, CURLcode rc)
+{
+	struct oxi_http_res *r = &t->res;
+
+	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	r->temp = 1;
+	if (t->big) {
+		r->kind = OXI_HTTP_BIG;
+		r->temp = 0;
+		snprintf(r->err, sizeof r->err, "reply over %zu bytes",
+		    t->max);
+	} else if (t->aborted) {
+		r->kind = OXI_HTTP_ABORT;
+		r->temp = 0;
+		snprintf(r->err, sizeof r->err, "transfer stopped");
+	} else if (rc == CURLE_OK) {
+		if (r->status >= 200 && r->status <= 299) {
+			r->kind = OXI_HTTP_OK;
+			r->temp = 0;
+			r->err[0] = '\0';
+		} else {
+			r->kind = OXI_HTTP_STATUS;
+			r->temp = oxi_http_temp(r->status);
+			snprintf(r->err, sizeof r->err, "HTTP %ld", r->status);
+		}
+	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
+		r->kind = OXI_HTTP_TIMEOUT;
+		curlmsg(t, rc);
+	} else if (r->status != 0 && (rc == CURLE_PARTIAL_FILE ||
+	    rc == CURLE_RECV_ERROR || rc == CURLE_HTTP2_STREAM)) {
+		r->kind = OXI_HTTP_CUT;
+		curlmsg(t, rc);
+	} else if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL) {
+		r->kind = OXI_HTTP_CONFIG;
+		r->temp = 0;
+		curlmsg(t, rc);
+	} else {
+		r->kind = OXI_HTTP_NET;
+		if (rc == CURLE_PEER_FAILED_VERIFICATION ||
+		    rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CACERT_BADFILE)
+			r->temp = 0;
+		curlmsg(t, rc);
+	}
+}
+
+static void
+finish(struct oxi_http *t)
+{
+	if (t->done)
+		t->done(t->arg, &t->res);
+	drop(t);
+}
+
+int
+oxi_http_poll(struct oxi_http_loop *l, struct pollfd *fds, int nfds,
+    int timeout)
+{
+	struct curl_waitfd w[HTTP_MAXFDS];
+	struct oxi_http *t, *next;
+	CURLMsg *m;
+	void *priv;
+	long long now, left;
+	int i, n, still;
+
+	if (nfds > HTTP_MAXFDS)
+		nfds = HTTP_MAXFDS;
+	for (i = 0; i < nfds; i++) {
+		w[i].fd = fds[i].fd;
+		w[i].events = fds[i].events;
+		w[i].revents = 0;
+		fds[i].revents = 0;
+	}
+	/* wake up in time for the nearest idle deadline */
+	now = oxi_clock_ms();
+	for (t = l->head; t; t = t->next) {
+		left = t->last + t->idle_ms - now;
+		if (left < 0)
+			left = 0;
+		if (timeout < 0 || left < timeout)
+			timeout = (int)left;
+	}
+	if (timeout < 0)
+		timeout = 60000;
+	if (curl_multi_poll(l->multi, w, nfds, timeout, &n) != CURLM_OK)
+		return -1;
+	for (i = 0; i < nfds; i++)
+		fds[i].revents = w[i].revents;
+	if (curl_multi_perform(l->multi, &still) != CURLM_OK)
+		return -1;
+	while ((m = curl_multi_info_read(l->multi, &n)))
+		if (m->msg == CURLMSG_DONE) {
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+			    &priv);
+			t = priv;
+			classify(t, m->data.result);
+			finish(t);
+		}
+	now = oxi_clock_ms();
+	for (t = l->head; t; t = next) {
+		next = t->next;
+		if (now - t->last < t->idle_ms)
+			continue;
+		t->res.kind = OXI_HTTP_TIMEOUT;
+		t->res.temp = 1;
+		curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE,
+		    &t->res.status);
+		snprintf(t->res.err, sizeof t->res.err,
+		    "no data for %lld ms", t->idle_ms);
+		finish(t);
+	}
+	return 0;
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""openai.py - a fake OpenAI Chat Completions server for oxi's tests
+
+usage: python3 tests/fake/openai.py --port-file FILE [--log FILE]
+           [--replay FILE] [--status CODE] [--hang] [--truncate]
+           [--chunk-sizes 1,2,3,5,7,11]
+
+Listens on 127.0.0.1 (a free port, written to --port-file once listening),
+HTTP/1.1 with keep-alive, one thread per connection, TCP_NODELAY.
+
+POST .../chat/completions appends the raw request body as one line to
+--log, then answers:
+  --status N    that status with an OpenAI-style JSON error body (a 401
+                message repeats the bearer token, as real servers echo part
+                of a bad key, so clients must scrub it; 429 sends
+                Retry-After: 1)
+  --hang        200 and event-stream headers, then nothing
+  --replay F    F's bytes as the event-stream body
+  otherwise a scripted model:
+    last message role "tool"        -> "The tool said: " + its content
+    last user text "read PATH"      -> tool call read_file {"path": PATH}
+    last user text "two tools..."   -> list_dir {"path":"."} and
+                                       read_file {"path":"notes.txt"}
+    anything else                   -> "echo: " + the last user text
+Streamed replies (the default, unless the request has "stream": false) are
+real chunk events: a role delta, the content in several deltas, the
+finish_reason, a usage chunk and "data: [DONE]", sent with chunked transfer
+encoding in pieces of --chunk-sizes bytes (cycling) so that clients see
+lines split anywhere.  --truncate ends the body cleanly before the
+finish_reason and [DONE].  "stream": false gets one chat.completion.
+"""
+import argparse
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ARGS = None
+LOCK = threading.Lock()
+
+
+def user_text(msg):
+    c = msg.get("content")
+    if isinstance(c, list):
+        return "".join(p.get("text", "") for p in c if isinstance(p, dict))
+    return c if isinstance(c, str) else ""
+
+
+def script(req):
+    """the scripted model: (text or None, [(name, args)])"""
+    msgs = req.get("messages") or []
+    last = msgs[-1] if msgs else {}
+    if last.get("role") == "tool":
+        return "The tool said: " + user_text(last), []
+    user = ""
+    for m in reversed(msgs):
+        if m.get("role") == "user":
+            user = user_text(m)
+            break
+    if user.startswith("read "):
+        return None, [("read_file", {"path": user[5:]})]
+    if user.startswith("two tools"):
+        return None, [("list_dir", {"path": "."}),
+                      ("read_file", {"path": "notes.txt"})]
+    return "echo: " + user, []
+
+
+def pieces(s, n):
+    return [s[i:i + n] for i in range(0, len(s), n)] or [""]
+
+
+def usage(req, text, calls):
+    p = len(json.dumps(req.get("messages", []))) // 4 + 1
+    c = len(text or "") // 4 + 1 + 8 * len(calls)
+    return {"prompt_tokens": p, "completion_tokens": c,
+            "total_tokens": p + c,
+            "prompt_tokens_details": {"cached_tokens": 0}}
+
+
+def sse_body(req, truncate):
+    text, calls = script(req)
+    model = req.get("model", "fake")
+    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model}
+    out = []
+
+    def ev(choices, **kw):
+        d = dict(base, choices=choices, **kw)
+        out.append("data: " + json.dumps(d) + "\n\n")
+
+    def delta(d, finish=None):
+        ev([{"index": 0, "delta": d, "logprobs": None,
+             "finish_reason": finish}])
+
+    delta({"role": "assistant", "content": "" if text is not None
+           else None})
+    if text is not None:
+        for p in pieces(text, 4):
+            delta({"content": p})
+    for i, (name, args) in enumerate(calls):
+        delta({"tool_calls": [{"index": i, "id": "call_%d" % (i + 1),
+                               "type": "function",
+                               "function": {"name": name,
+                                            "arguments": ""}}]})
+        for p in pieces(json.dumps(args), 5):
+            delta({"tool_calls": [{"index": i,
+                                   "function": {"arguments": p}}]})
+    if not truncate:
+        delta({}, "tool_calls" if calls else "stop")
+        ev([], usage=usage(req, text, calls))
+        out.append("data: [DONE]\n\n")
+    return "".join(out).encode()
+
+
+def completion(req):
+    text, calls = script(req)
+    msg = {"role": "assistant", "content": text}
+    if calls:
+        msg["tool_calls"] = [
+            {"id": "call_%d" % (i + 1), "type": "function",
+             "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, (n, a) in enumerate(calls)]
+    return {"id": "chatcmpl-fake", "object": "chat.completion",
+            "created": int(time.time()), "model": req.get("model", "fake"),
+            "choices": [{"index": 0, "message": msg, "logprobs": None,
+                         "finish_reason": "tool_calls" if calls
+                         else "stop"}],
+            "usage": usage(req, text, calls)}
+
+
+ERRORS = {
+    400: ("invalid_request_error", "Invalid request."),
+    401: ("invalid_request_error", "Incorrect API key provided: %s."),
+    403: ("permission_denied", "You are not allowed to use this model."),
+    404: ("invalid_request_error", "The model does not exist."),
+    429: ("rate_limit_exceeded", "Rate limit reached for requests."),
+    500: ("server_error", "The server had an error while processing"
+                          " your request."),
+    503: ("server_error", "The engine is currently overloaded."),
+}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, fmt, *a):
+        sys.stderr.write("openai.py: " + (fmt % a) + "\n")
+
+    def send_json(self, code, obj, extra=()):
+        body = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def do_GET(self):
+        if self.path.rstrip("/").endswith("/models"):
+            self.send_json(200, {"object": "list", "data": [
+                {"id": "fake", "object": "model"}]})
+        else:
+            self.send_json(404, {"error": {"message": "not found",
+                                           "type": "invalid_request_error"}})
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self.send_json(404, {"error": {"message": "unknown path",
+                                           "type": "invalid_request_error"}})
+            return
+        if ARGS.log:
+            with LOCK, open(ARGS.log, "ab") as f:
+                f.write(raw.replace(b"\n", b" ") + b"\n")
+        if ARGS.status:
+            code = ARGS.status
+            typ, msg = ERRORS.get(code, ("api_error", "HTTP error %d." % code))
+            if "%s" in msg:
+                auth = self.headers.get("Authorization") or ""
+                msg = msg % (auth[7:] if auth.startswith("Bearer ") else "")
+            extra = [("Retry-After", "1")] if code == 429 else []
+            self.send_json(code, {"error": {"message": msg, "type": typ,
+                                            "param": None, "code": None}},
+                           extra)
+            return
+        try:
+            req = json.loads(raw)
+        except ValueError:
+            self.send_json(400, {"error": {"message": "bad JSON body",
+                                           "type": "invalid_request_error"}})
+            return
+        if req.get("stream") is False and not ARGS.replay and not ARGS.hang:
+            self.send_json(200, completion(req))
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+        if ARGS.hang:
+            self.close_connection = True
+            time.sleep(600)
+            return
+        if ARGS.replay:
+            with open(ARGS.replay, "rb") as f:
+                body = f.read()
+        else:
+            body = sse_body(req, ARGS.truncate)
+        sizes, i, k = ARGS.chunk_sizes, 0, 0
+        while i < len(body):
+            p = body[i:i + sizes[k % len(sizes)]]
+            i += len(p)
+            k += 1
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(p), p))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log")
+    ap.add_argument("--replay")
+    ap.add_argument("--status", type=int)
+    ap.add_argument("--hang", action="store_true")
+    ap.add_argument("--truncate", action="store_true")
+    ap.add_argument("--chunk-sizes", default="1,2,3,5,7,11,13",
+                    type=lambda s: [int(x) for x in s.split(",") if x])
+    ARGS = ap.parse_args()
+    if not ARGS.chunk_sizes or min(ARGS.chunk_sizes) < 1:
+        ap.error("--chunk-sizes needs positive sizes")
+    ThreadingHTTPServer.daemon_threads = True
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    tmp = ARGS.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.rename(tmp, ARGS.port_file)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
