@@ -50,7 +50,7 @@ units: $(UNITS)
 
 check: deps
 	$(MAKE) all units
-	prove -j2 -f tests/unit/t-* tests/t*.t
+	prove -j2 -f $(UNITS) tests/t*.t
 
 # ASan + UBSan build of everything, then the whole suite, then a clean tree
 check-asan:
