@@ -376,6 +376,13 @@ drain(void)
 	}
 }
 
+/* a broken outbound line must not carry a secret into the dead letters */
+static int
+dlq_redact(const char *data, size_t len, struct oxi_buf *out)
+{
+	return oxi_redact(&secrets, data, len, out) > 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -407,6 +414,8 @@ main(int argc, char *argv[])
 		outmode = 1;
 	else
 		oxi_usage(USAGE);
+	if (outmode)
+		oxi_deadletter_filter = dlq_redact;
 	if (outmode && aflag)
 		oxi_die(OXI_EX_USAGE, "option -a applies to 'in' only");
 	if (!outmode && sflag)

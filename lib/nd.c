@@ -61,14 +61,22 @@ oxi_nd_fill(struct oxi_nd *in)
 	return r;
 }
 
+int (*oxi_deadletter_filter)(const char *, size_t, struct oxi_buf *);
+
 void
 oxi_deadletter(const char *source, unsigned long lineno, const char *reason,
     const char *data, size_t len)
 {
 	char path[4096], ts[32];
 	const char *dir, *p;
+	struct oxi_buf clean = OXI_BUF_INIT;
 	jv rec;
 	int fd;
+
+	if (oxi_deadletter_filter && oxi_deadletter_filter(data, len, &clean)) {
+		data = clean.s ? clean.s : "";
+		len = clean.len;
+	}
 
 	if ((p = oxi_getenv("OXI_DEADLETTER")))
 		snprintf(path, sizeof path, "%s", p);
@@ -92,6 +100,7 @@ oxi_deadletter(const char *source, unsigned long lineno, const char *reason,
 	    len > DLQ_MAXDATA ? DLQ_MAXDATA : (int)len));
 	if (len > DLQ_MAXDATA)
 		rec = jv_object_set(rec, jv_string("truncated"), jv_true());
+	oxi_buf_free(&clean);
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		jv_free(rec);
@@ -117,7 +126,7 @@ static int
 parse(struct oxi_nd *in, char *line, size_t len, jv *out)
 {
 	jv v, t, msg;
-	char why[200];
+	char why[200], *p;
 
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
@@ -128,10 +137,14 @@ parse(struct oxi_nd *in, char *line, size_t len, jv *out)
 	v = jv_parse_sized(line, (int)len);
 	if (!jv_is_valid(v)) {
 		msg = jv_invalid_get_msg(v);
-		snprintf(why, sizeof why, "invalid JSON (%s)",
+		snprintf(why, sizeof why, "invalid JSON (%s",
 		    jv_get_kind(msg) == JV_KIND_STRING ?
 		    jv_string_value(msg) : "parse error");
 		jv_free(msg);
+		/* libjq quotes the line itself: never repeat input in logs */
+		if ((p = strstr(why, " (while parsing")))
+			*p = '\0';
+		snprintf(why + strlen(why), sizeof why - strlen(why), ")");
 		return bad(in, why, line, len);
 	}
 	if (jv_get_kind(v) != JV_KIND_OBJECT) {

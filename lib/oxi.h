@@ -193,6 +193,15 @@ void oxi_nd_out(jv rec);
  */
 void oxi_deadletter(const char *source, unsigned long lineno,
     const char *reason, const char *data, size_t len);
+/*
+ * If set, every dead letter's data passes through this filter first: it
+ * writes a cleaned copy of data[0..len) into out (reset by the caller)
+ * and returns non-zero, or returns 0 to keep the data as it is.  Stages
+ * that know secrets use it so that a broken line never carries one to
+ * the dead-letter file.
+ */
+extern int (*oxi_deadletter_filter)(const char *data, size_t len,
+    struct oxi_buf *out);
 
 /* msg.c: records of protocol v1 */
 /* {"v":1,"type":type} */
