@@ -152,6 +152,11 @@ records(int notif)
 	cfg.done = rdone;
 	oxi_notify(notif);
 	for (;;) {
+		if (oxi_sig_term && reading) {
+			oxi_info("stopping: finishing %d request(s)",
+			    oxi_http_running(loop));
+			reading = 0;
+		}
 		while (reading && oxi_http_running(loop) < max) {
 			r = oxi_nd_take(&in, &rec);
 			if (r == OXI_ND_AGAIN)
@@ -177,13 +182,8 @@ records(int notif)
 		if (pfd[0].revents) {
 			oxi_sig_drain();
 			oxi_sig_hup = 0;	/* nothing to reload */
-			if (oxi_sig_term && reading) {
-				oxi_info("stopping: finishing %d request(s)",
-				    oxi_http_running(loop));
-				reading = 0;
-			}
 		}
-		if (reading && n > 1 && pfd[1].revents &&
+		if (reading && !oxi_sig_term && n > 1 && pfd[1].revents &&
 		    oxi_nd_fill(&in) < 0 && errno != EINTR && errno != EAGAIN) {
 			oxi_warnsys("unable to read stdin");
 			reading = 0;

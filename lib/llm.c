@@ -331,7 +331,7 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	j->key = t.key;
 	j->prov = t.p->name;
 	j->cfg = cfg;
-	j->rd = oxi_openai_new(ondelta, j);
+	j->rd = oxi_openai_new(stream ? ondelta : NULL, j);
 	hdrs[n++] = "Content-Type: application/json";
 	hdrs[n++] = stream ? "Accept: text/event-stream" :
 	    "Accept: application/json";
