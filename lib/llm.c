@@ -251,7 +251,10 @@ ondone(void *arg, struct oxi_http_res *res)
 	int retry;
 	jv r, rec, m;
 
-	if (res->kind == OXI_HTTP_OK || res->kind == OXI_HTTP_ABORT) {
+	/* trouble after "data: [DONE]" (a server that keeps the stream
+	 * open, a reset) does not undo a complete reply */
+	if (res->kind == OXI_HTTP_OK || res->kind == OXI_HTTP_ABORT ||
+	    (res->status / 100 == 2 && oxi_openai_done(j->rd))) {
 		r = oxi_openai_result(j->rd, &code, &retry);
 		if (jv_is_valid(r)) {
 			rec = oxi_msg_new("llm.response");

@@ -87,6 +87,7 @@ argtext(jv a)
 	return jv_dump_string(a, 0);
 }
 
+/* consumes tcs */
 static jv
 conv_calls(jv tcs, int i)
 {
@@ -101,6 +102,7 @@ conv_calls(jv tcs, int i)
 			jv_free(tc);
 			jv_free(id);
 			jv_free(name);
+			jv_free(tcs);
 			jv_free(out);
 			return bad("messages[%d]: a tool call needs \"id\" and"
 			    " \"name\"", i);
@@ -116,6 +118,7 @@ conv_calls(jv tcs, int i)
 		out = jv_array_append(out, c);
 		jv_free(tc);
 	}
+	jv_free(tcs);
 	return out;
 }
 
@@ -197,6 +200,7 @@ conv_msg(jv m, int i)
 	return o;
 }
 
+/* consumes tools */
 static jv
 conv_tools(jv tools)
 {
@@ -216,6 +220,7 @@ conv_tools(jv tools)
 		if (!isk(name, JV_KIND_STRING)) {
 			jv_free(name);
 			jv_free(t);
+			jv_free(tools);
 			jv_free(out);
 			return bad("tools[%d] has no \"name\"", i);
 		}
@@ -240,6 +245,7 @@ conv_tools(jv tools)
 		out = jv_array_append(out, v);
 		jv_free(t);
 	}
+	jv_free(tools);
 	return out;
 }
 
@@ -554,6 +560,12 @@ oxi_openai_free(struct oxi_openai *o)
 	free(o->calls);
 	jv_free(o->usage);
 	free(o);
+}
+
+int
+oxi_openai_done(const struct oxi_openai *o)
+{
+	return !o->failed && o->done;
 }
 
 int

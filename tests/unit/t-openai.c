@@ -232,19 +232,21 @@ conformance(const char *dir)
 static void
 body(const char *name, const char *req, const char *want)
 {
-	jv r = jv_parse(req), b, s;
+	jv r, b, s;
 	char *w = want[0] == '{' ? norm(want) : xstrdup(want);
 
+	r = jv_parse(req);
 	b = oxi_openai_body(r, "m");
+	jv_free(r);
 	if (jv_is_valid(b)) {
 		s = jv_dump_string(b, JV_PRINT_SORTED);
 	} else {
-		s = jv_invalid_get_msg(b);
-		s = jv_string_fmt("invalid: %s", jv_string_value(s));
+		r = jv_invalid_get_msg(b);
+		s = jv_string_fmt("invalid: %s", jv_string_value(r));
+		jv_free(r);
 	}
 	is_str(jv_string_value(s), w, "body: %s", name);
 	jv_free(s);
-	jv_free(r);
 	free(w);
 }
 
