@@ -256,10 +256,12 @@ human(jv rec)
 	r = oxi_llm_start(loop, &cfg, rec, &err);
 	jv_free(rec);
 	if (r != OXI_LLM_STARTED)
-		oxi_die(OXI_EX_USAGE, "%s", oxi_msg_peek(err, "message"));
+		hdone(NULL, NULL, err);
 	while (oxi_http_running(loop) > 0)
 		if (oxi_http_poll(loop, NULL, 0, -1) < 0)
 			oxi_die(OXI_EX_TEMP, "unable to run the transfer");
+	if (!jv_is_valid(answer))
+		oxi_die(OXI_EX_TEMP, "the transfer ended without an answer");
 	type = oxi_msg_type_peek(answer);
 	if (strcmp(type, "error") == 0) {
 		if (!atnl)

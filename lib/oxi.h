@@ -520,7 +520,7 @@ int oxi_openai_feed(struct oxi_openai *, const char *, size_t);
  * error record ("truncated", "provider", "bad_tool_args", ...).
  */
 jv oxi_openai_result(struct oxi_openai *, const char **code, int *retry);
-/* 1 once the reply is complete ("data: [DONE]" or a whole JSON reply) */
+/* 1 once "data: [DONE]" came and nothing failed before it */
 int oxi_openai_done(const struct oxi_openai *);
 void oxi_openai_free(struct oxi_openai *);
 /* the message in an error body ({"error":{"message":…}} and kin), or
