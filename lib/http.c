@@ -37,7 +37,7 @@ struct oxi_http {
 	oxi_http_done_fn done;		/* end callback */
 	void *arg;			/* for both */
 	long long idle_ms;		/* longest silence allowed */
-	long long last;			/* monotonic ms of the last activity */
+	long long last;			/* monotonic ms of the last byte */
 	size_t max;			/* body cap */
 	size_t got;			/* body bytes so far */
 	int aborted;			/* the data callback said stop */
@@ -228,7 +228,8 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS,
+	    CURLPROTO_HTTP | CURLPROTO_HTTPS);
 #endif
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
@@ -320,14 +321,16 @@ classify(struct oxi_http *t, CURLcode rc)
 	    rc == CURLE_RECV_ERROR || rc == CURLE_HTTP2_STREAM)) {
 		r->kind = OXI_HTTP_CUT;
 		curlmsg(t, rc);
-	} else if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL) {
+	} else if (rc == CURLE_URL_MALFORMAT ||
+	    rc == CURLE_UNSUPPORTED_PROTOCOL) {
 		r->kind = OXI_HTTP_CONFIG;
 		r->temp = 0;
 		curlmsg(t, rc);
 	} else {
 		r->kind = OXI_HTTP_NET;
 		if (rc == CURLE_PEER_FAILED_VERIFICATION ||
-		    rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CACERT_BADFILE)
+		    rc == CURLE_SSL_CERTPROBLEM ||
+		    rc == CURLE_SSL_CACERT_BADFILE)
 			r->temp = 0;
 		curlmsg(t, rc);
 	}

@@ -210,7 +210,8 @@ conv_tools(jv tools)
 	for (i = 0; i < n; i++) {
 		t = jv_array_get(jv_copy(tools), i);
 		v = get(t, "function");
-		if (isk(v, JV_KIND_OBJECT)) {	/* already OpenAI's shape */
+		/* a tool in OpenAI's shape already passes as it is */
+		if (isk(v, JV_KIND_OBJECT)) {
 			jv_free(v);
 			out = jv_array_append(out, t);
 			continue;
@@ -397,7 +398,8 @@ toolfrag(struct oxi_openai *o, jv tc, int pos)
 	struct call *c = NULL;
 	int index = isk(idx, JV_KIND_NUMBER) ? (int)jv_number_value(idx) : pos;
 	const char *ids = isk(id, JV_KIND_STRING) &&
-	    jv_string_length_bytes(jv_copy(id)) > 0 ? jv_string_value(id) : NULL;
+	    jv_string_length_bytes(jv_copy(id)) > 0 ?
+	    jv_string_value(id) : NULL;
 	size_t i;
 
 	for (i = o->ncalls; i > 0; i--)
@@ -409,7 +411,8 @@ toolfrag(struct oxi_openai *o, jv tc, int pos)
 		c = newcall(o, index);
 	if (ids && c->id.len == 0)
 		oxi_buf_cats(&c->id, ids);
-	if (isk(name, JV_KIND_STRING) && jv_string_length_bytes(jv_copy(name))) {
+	if (isk(name, JV_KIND_STRING) &&
+	    jv_string_length_bytes(jv_copy(name)) > 0) {
 		/* some servers repeat the whole name in every fragment */
 		if (c->name.len == 0 || strcmp(c->name.s,
 		    jv_string_value(name)) != 0)
@@ -611,7 +614,7 @@ usage(jv u)
 	double cached = num(d, "cached_tokens");
 
 	if (cached == 0)
-		cached = num(u, "prompt_cache_hit_tokens");	/* DeepSeek */
+		cached = num(u, "prompt_cache_hit_tokens"); /* DeepSeek */
 	r = jv_object_set(r, jv_string("input"),
 	    jv_number(num(u, "prompt_tokens")));
 	r = jv_object_set(r, jv_string("output"),

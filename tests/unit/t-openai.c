@@ -330,7 +330,8 @@ main(int argc, char **argv)
 	    "\"{\\\"a\\\":[1]}\"}}]},\"finish_reason\":\"tool_calls\"}],"
 	    "\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2}}",
 	    "{\"message\":{\"role\":\"assistant\",\"content\":null,"
-	    "\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"args\":{\"a\":[1]}}]},"
+	    "\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\","
+	    "\"args\":{\"a\":[1]}}]},"
 	    "\"stop\":\"tool_use\",\"usage\":{\"input\":7,\"output\":2,"
 	    "\"cache_read\":0,\"cache_write\":0}}");
 	stream("invalid JSON in the stream",

@@ -10,14 +10,16 @@ struct tcase {
 	const char *name;	/* what it checks */
 	const char *in;		/* the stream */
 	size_t len;		/* its length (streams may hold NUL) */
-	const char *want;	/* events as "type=data;", then "id=…,retry=…" */
+	const char *want;	/* "type=data;" per event, "id=…,retry=…" */
 };
 
 #define S(lit)	lit, sizeof(lit) - 1
 
 static const struct tcase cases[] = {
-	{ "LF", S("data: a\n\ndata: b\n\n"), "message=a;message=b;id=,retry=-1" },
-	{ "CR", S("data: a\r\rdata: b\r\r"), "message=a;message=b;id=,retry=-1" },
+	{ "LF", S("data: a\n\ndata: b\n\n"),
+	    "message=a;message=b;id=,retry=-1" },
+	{ "CR", S("data: a\r\rdata: b\r\r"),
+	    "message=a;message=b;id=,retry=-1" },
 	{ "CRLF", S("data: a\r\n\r\ndata: b\r\n\r\n"),
 	    "message=a;message=b;id=,retry=-1" },
 	{ "mixed line ends", S("data: a\r\ndata: b\rdata: c\n\r\ndata: d\n\r"),
