@@ -141,7 +141,7 @@ loadsecrets(struct oxi_secrets *sec, int reload)
 			    "than %d bytes, ignored", name, OXI_SECRET_MIN);
 	}
 	if (sec->n == 0)
-		oxi_info("no secrets configured: nothing to redact");
+		oxi_debug("no secrets configured: nothing to redact");
 	return 0;
 }
 
