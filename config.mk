@@ -26,7 +26,7 @@ PCRE2_CFLAGS != $(PKG_CONFIG) --cflags libpcre2-8 2>/dev/null || true
 PCRE2_LIBS   != $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null || echo -lpcre2-8
 
 OPTFLAGS = -O2 -g
-WFLAGS   = -Wall -Wextra -Wno-unused-parameter
+WFLAGS   = -Wall -Wextra
 OXI_CPPFLAGS = -D_GNU_SOURCE -Ilib -DOXI_SHAREDIR=\"$(DATADIR)/oxi\"
 OXI_CFLAGS = -std=c99 $(OPTFLAGS) $(WFLAGS) $(JQ_CFLAGS) $(CURL_CFLAGS) \
 	$(SQLITE_CFLAGS) $(SODIUM_CFLAGS) $(PCRE2_CFLAGS)

@@ -67,6 +67,7 @@ rdelta(void *arg, const char *id, const char *text, size_t len)
 {
 	jv r = oxi_msg_new("llm.delta");
 
+	(void)arg;
 	r = jv_object_set(r, jv_string("id"), jv_string(id));
 	r = jv_object_set(r, jv_string("text"), jv_string_sized(text,
 	    (int)len));
@@ -78,6 +79,7 @@ rdone(void *arg, const char *id, jv rec)
 {
 	const char *m;
 
+	(void)arg;
 	if (strcmp(oxi_msg_type_peek(rec), "error") == 0) {
 		m = oxi_msg_peek(rec, "message");
 		oxi_warn("request %s: %s: %s", id, oxi_msg_peek(rec, "code"),
@@ -90,6 +92,8 @@ rdone(void *arg, const char *id, jv rec)
 static void
 hdelta(void *arg, const char *id, const char *text, size_t len)
 {
+	(void)arg;
+	(void)id;
 	if (len == 0)
 		return;
 	fwrite(text, 1, len, stdout);
@@ -101,6 +105,8 @@ hdelta(void *arg, const char *id, const char *text, size_t len)
 static void
 hdone(void *arg, const char *id, jv rec)
 {
+	(void)arg;
+	(void)id;
 	jv_free(answer);
 	answer = rec;
 }

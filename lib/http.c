@@ -185,6 +185,9 @@ onprogress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 {
 	struct oxi_http *t = arg;
 
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
 	if (ulnow != t->ul) {
 		t->ul = ulnow;
 		t->last = oxi_clock_ms();

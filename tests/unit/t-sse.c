@@ -103,6 +103,9 @@ run(const struct tcase *t, size_t split, size_t step)
 static int
 stop(void *arg, const char *type, const char *data, size_t len)
 {
+	(void)type;
+	(void)data;
+	(void)len;
 	(*(int *)arg)++;
 	return 1;
 }
