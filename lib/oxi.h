@@ -421,6 +421,32 @@ struct oxi_tool_ctx {
 	int ws;			/* the workspace directory */
 	size_t maxout;		/* cap on a result's content, in bytes */
 };
+/* a built-in tool; tables of them end with a NULL name */
+struct oxi_tool {
+	const char *name;	/* as the model calls it */
+	const char *desc;	/* what the model is told it does */
+	const char *params;	/* JSON Schema of its arguments */
+	const char *keys;	/* its argument names, space-separated */
+	const char *taint;	/* origin of what it returns, or NULL */
+	/* runs it: content or an error message in out; 0, or -1 for an
+	 * error result (message in out); args is borrowed */
+	int (*run)(const struct oxi_tool_ctx *, jv args, struct oxi_buf *out);
+	int flags;		/* OXI_TOOL_* */
+};
+enum {
+	OXI_TOOL_OFF = 1,	/* off unless named in $OXI_TOOLS_ON */
+	OXI_TOOL_CACHE = 2	/* results may be cached (same args, same answer) */
+};
+/* the tables, one per module: tool.c, tool_find.c, tool_shell.c,
+ * tool_web.c */
+extern const struct oxi_tool oxi_tools_fs[], oxi_tools_find[],
+    oxi_tools_shell[], oxi_tools_web[];
+/* the built-in tool called name, or NULL */
+const struct oxi_tool *oxi_tool_find(const char *name);
+/* 1 if t is on: not OXI_TOOL_OFF, or turned on by configuration */
+int oxi_tool_enabled(const struct oxi_tool *);
+/* 1 if name is listed in $OXI_TOOLS_ON (comma or space separated) */
+int oxi_tool_on(const char *name);
 /* the definitions: [{"name","description","parameters"},...] */
 jv oxi_tool_defs(void);
 /*
@@ -434,6 +460,26 @@ int oxi_tool_run(const struct oxi_tool_ctx *, const char *name, jv args,
 /* cuts out to max bytes on a UTF-8 boundary and appends
  * "\n[output truncated: N of TOTAL bytes shown]"; nothing if it fits */
 void oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total);
+/* helpers for tool code: each puts "tool: message" in out and returns -1
+ * on a wrong argument */
+int oxi_tool_fail(struct oxi_buf *out, const char *tool, const char *fmt,
+    ...) OXI_PRINTF(3, 4);
+/* an error about path from errno e ("is outside the workspace", ...) */
+int oxi_tool_failpath(struct oxi_buf *out, const char *tool,
+    const char *path, int e);
+/* args may hold only the space-separated keys: 0, or -1 */
+int oxi_tool_keys(jv args, const char *keys, struct oxi_buf *out,
+    const char *tool);
+/* a string argument, borrowed from args: 1 found, 0 absent or null,
+ * -1 wrong */
+int oxi_tool_argstr(jv args, const char *key, const char **s, size_t *len,
+    struct oxi_buf *out, const char *tool);
+/* a path argument: a non-empty string without NUL: 1, 0, -1 */
+int oxi_tool_argpath(jv args, const char *key, const char **s,
+    struct oxi_buf *out, const char *tool);
+/* an integer argument >= min: 1, 0, -1 */
+int oxi_tool_argint(jv args, const char *key, long long min,
+    long long *val, struct oxi_buf *out, const char *tool);
 
 /* http.c: HTTP over libcurl, several transfers in flight on one loop */
 struct pollfd;

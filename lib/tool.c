@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,20 +25,11 @@
 
 #define CHUNK	65536
 
-typedef int (*runfn)(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
-
 static int readfile(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
 static int writefile(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
 static int listdir(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
 
-static const struct tool {
-	const char *name;	/* as the model calls it */
-	const char *desc;	/* what the model is told it does */
-	const char *params;	/* JSON Schema of its arguments */
-	const char *keys;	/* its argument names, space-separated */
-	const char *taint;	/* origin of what it returns, or NULL */
-	runfn run;		/* does it */
-} tools[] = {
+const struct oxi_tool oxi_tools_fs[] = {
 	{ "read_file",
 	  "Read a UTF-8 text file in the workspace and return its text, "
 	  "or a range of its lines. Paths are relative to the workspace. "
@@ -51,7 +43,7 @@ static const struct tool {
 	  "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
 	  "\"Maximum number of lines to return (default: all)\"}},"
 	  "\"required\":[\"path\"],\"additionalProperties\":false}",
-	  "path offset limit", "workspace", readfile },
+	  "path offset limit", "workspace", readfile, 0 },
 	{ "write_file",
 	  "Write a text file in the workspace, replacing it atomically if "
 	  "it exists and creating missing parent directories. Paths are "
@@ -63,7 +55,7 @@ static const struct tool {
 	  "\"The complete new content of the file\"}},"
 	  "\"required\":[\"path\",\"content\"],"
 	  "\"additionalProperties\":false}",
-	  "path content", NULL, writefile },
+	  "path content", NULL, writefile, 0 },
 	{ "list_dir",
 	  "List a directory in the workspace: one entry per line, sorted; "
 	  "directories end with /, symbolic links with @.",
@@ -72,25 +64,54 @@ static const struct tool {
 	  "\"Directory path, relative to the workspace (default \\\".\\\", "
 	  "the workspace itself)\"}},"
 	  "\"additionalProperties\":false}",
-	  "path", "workspace", listdir },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  "path", "workspace", listdir, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 };
+
+/* every table of built-in tools; each ends with a NULL name */
+static const struct oxi_tool *const tables[] = {
+	oxi_tools_fs, oxi_tools_find, oxi_tools_shell, oxi_tools_web, NULL
+};
+
+const struct oxi_tool *
+oxi_tool_find(const char *name)
+{
+	const struct oxi_tool *t;
+	int i;
+
+	for (i = 0; tables[i]; i++)
+		for (t = tables[i]; t->name; t++)
+			if (strcmp(t->name, name) == 0)
+				return t;
+	return NULL;
+}
+
+int
+oxi_tool_enabled(const struct oxi_tool *t)
+{
+	return !(t->flags & OXI_TOOL_OFF) || oxi_tool_on(t->name);
+}
 
 jv
 oxi_tool_defs(void)
 {
-	const struct tool *t;
+	const struct oxi_tool *t;
 	jv a = jv_array(), d;
+	int i;
 
-	for (t = tools; t->name; t++) {
-		d = jv_object();
-		d = jv_object_set(d, jv_string("name"), jv_string(t->name));
-		d = jv_object_set(d, jv_string("description"),
-		    jv_string(t->desc));
-		d = jv_object_set(d, jv_string("parameters"),
-		    jv_parse(t->params));
-		a = jv_array_append(a, d);
-	}
+	for (i = 0; tables[i]; i++)
+		for (t = tables[i]; t->name; t++) {
+			if (!oxi_tool_enabled(t))
+				continue;
+			d = jv_object();
+			d = jv_object_set(d, jv_string("name"),
+			    jv_string(t->name));
+			d = jv_object_set(d, jv_string("description"),
+			    jv_string(t->desc));
+			d = jv_object_set(d, jv_string("parameters"),
+			    jv_parse(t->params));
+			a = jv_array_append(a, d);
+		}
 	return a;
 }
 
@@ -158,9 +179,8 @@ oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total)
 	    n, total > n ? total : n);
 }
 
-/* an error message "tool: ..." in out; returns -1 */
-static int OXI_PRINTF(3, 4)
-fail(struct oxi_buf *out, const char *tool, const char *fmt, ...)
+int
+oxi_tool_fail(struct oxi_buf *out, const char *tool, const char *fmt, ...)
 {
 	va_list ap;
 	char msg[1024];
@@ -173,9 +193,8 @@ fail(struct oxi_buf *out, const char *tool, const char *fmt, ...)
 	return -1;
 }
 
-/* an error about path from errno e */
-static int
-failpath(struct oxi_buf *out, const char *tool, const char *path, int e)
+int
+oxi_tool_failpath(struct oxi_buf *out, const char *tool, const char *path, int e)
 {
 	const char *why;
 
@@ -189,12 +208,11 @@ failpath(struct oxi_buf *out, const char *tool, const char *path, int e)
 	case ENAMETOOLONG: why = "name too long"; break;
 	default: why = strerror(e); break;
 	}
-	return fail(out, tool, "'%s': %s", path, why);
+	return oxi_tool_fail(out, tool, "'%s': %s", path, why);
 }
 
-/* arguments: only the keys named; else a message in out and -1 */
-static int
-knownkeys(jv args, const char *keys, struct oxi_buf *out, const char *tool)
+int
+oxi_tool_keys(jv args, const char *keys, struct oxi_buf *out, const char *tool)
 {
 	const char *k, *p;
 	size_t n;
@@ -214,7 +232,7 @@ knownkeys(jv args, const char *keys, struct oxi_buf *out, const char *tool)
 				break;
 			}
 		if (!ok) {
-			fail(out, tool, "unknown argument '%.100s'", k);
+			oxi_tool_fail(out, tool, "unknown argument '%.100s'", k);
 			jv_free(key);
 			return -1;
 		}
@@ -223,12 +241,8 @@ knownkeys(jv args, const char *keys, struct oxi_buf *out, const char *tool)
 	return 0;
 }
 
-/*
- * A string argument: *s borrows from args.  1 found, 0 absent (or null),
- * -1 wrong (message in out).
- */
-static int
-argstr(jv args, const char *key, const char **s, size_t *len,
+int
+oxi_tool_argstr(jv args, const char *key, const char **s, size_t *len,
     struct oxi_buf *out, const char *tool)
 {
 	jv v = jv_object_get(jv_copy(args), jv_string(key));
@@ -240,7 +254,7 @@ argstr(jv args, const char *key, const char **s, size_t *len,
 	}
 	if (k != JV_KIND_STRING) {
 		jv_free(v);
-		return fail(out, tool, "argument '%s' must be a string", key);
+		return oxi_tool_fail(out, tool, "argument '%s' must be a string", key);
 	}
 	/* args holds a reference: the bytes outlive v */
 	*s = jv_string_value(v);
@@ -249,26 +263,24 @@ argstr(jv args, const char *key, const char **s, size_t *len,
 	return 1;
 }
 
-/* a path argument: a string without NUL bytes, not empty */
-static int
-argpath(jv args, const char *key, const char **s, struct oxi_buf *out,
+int
+oxi_tool_argpath(jv args, const char *key, const char **s, struct oxi_buf *out,
     const char *tool)
 {
 	size_t len;
 	int r;
 
-	if ((r = argstr(args, key, s, &len, out, tool)) <= 0)
+	if ((r = oxi_tool_argstr(args, key, s, &len, out, tool)) <= 0)
 		return r;
 	if (len == 0)
-		return fail(out, tool, "argument '%s' is empty", key);
+		return oxi_tool_fail(out, tool, "argument '%s' is empty", key);
 	if (strlen(*s) != len)
-		return fail(out, tool, "argument '%s' holds a NUL byte", key);
+		return oxi_tool_fail(out, tool, "argument '%s' holds a NUL byte", key);
 	return 1;
 }
 
-/* an integer argument >= min: 1 found, 0 absent, -1 wrong */
-static int
-argint(jv args, const char *key, long long min, long long *val,
+int
+oxi_tool_argint(jv args, const char *key, long long min, long long *val,
     struct oxi_buf *out, const char *tool)
 {
 	jv v = jv_object_get(jv_copy(args), jv_string(key));
@@ -283,7 +295,7 @@ argint(jv args, const char *key, long long min, long long *val,
 	jv_free(v);
 	if (k != JV_KIND_NUMBER || d != (double)(long long)d || d < min ||
 	    d > 9e15)
-		return fail(out, tool, "argument '%s' must be an integer "
+		return oxi_tool_fail(out, tool, "argument '%s' must be an integer "
 		    ">= %lld", key, min);
 	*val = (long long)d;
 	return 1;
@@ -301,24 +313,24 @@ readfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	struct stat st;
 	int fd, a, early = 0, ret = -1;
 
-	if ((a = argpath(args, "path", &path, out, T)) <= 0)
-		return a < 0 ? -1 : fail(out, T, "missing argument 'path'");
-	if (argint(args, "offset", 0, &offset, out, T) < 0 ||
-	    argint(args, "limit", 1, &limit, out, T) < 0)
+	if ((a = oxi_tool_argpath(args, "path", &path, out, T)) <= 0)
+		return a < 0 ? -1 : oxi_tool_fail(out, T, "missing argument 'path'");
+	if (oxi_tool_argint(args, "offset", 0, &offset, out, T) < 0 ||
+	    oxi_tool_argint(args, "limit", 1, &limit, out, T) < 0)
 		return -1;
 	fd = oxi_ws_openat(ctx->ws, path, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
-		return failpath(out, T, path, errno);
+		return oxi_tool_failpath(out, T, path, errno);
 	if (fstat(fd, &st) < 0) {
-		failpath(out, T, path, errno);
+		oxi_tool_failpath(out, T, path, errno);
 		goto done;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		fail(out, T, "'%s' is a directory (use list_dir)", path);
+		oxi_tool_fail(out, T, "'%s' is a directory (use list_dir)", path);
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		fail(out, T, "'%s' is not a regular file", path);
+		oxi_tool_fail(out, T, "'%s' is not a regular file", path);
 		goto done;
 	}
 	buf = xmalloc(CHUNK);
@@ -330,13 +342,13 @@ readfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			failpath(out, T, path, errno);
+			oxi_tool_failpath(out, T, path, errno);
 			goto done;
 		}
 		if (r == 0)
 			break;
 		if (memchr(buf, '\0', r)) {
-			fail(out, T, "'%s' is a binary file (it holds NUL "
+			oxi_tool_fail(out, T, "'%s' is a binary file (it holds NUL "
 			    "bytes)", path);
 			goto done;
 		}
@@ -371,7 +383,7 @@ readfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	n = out->len < ctx->maxout ? out->len : ctx->maxout;
 	n = utf8cut(out->s, n, out->len);
 	if (!utf8ok((unsigned char *)out->s, n)) {
-		fail(out, T, "'%s' is not UTF-8 text", path);
+		oxi_tool_fail(out, T, "'%s' is not UTF-8 text", path);
 		goto done;
 	}
 	oxi_tool_cap(out, ctx->maxout, total);
@@ -393,21 +405,21 @@ writefile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	int r, dfd, fd, e, havemode = 0;
 	mode_t mode = 0;
 
-	if ((r = argpath(args, "path", &path, out, T)) <= 0)
-		return r < 0 ? -1 : fail(out, T, "missing argument 'path'");
-	if ((r = argstr(args, "content", &content, &len, out, T)) <= 0)
-		return r < 0 ? -1 : fail(out, T, "missing argument 'content'");
+	if ((r = oxi_tool_argpath(args, "path", &path, out, T)) <= 0)
+		return r < 0 ? -1 : oxi_tool_fail(out, T, "missing argument 'path'");
+	if ((r = oxi_tool_argstr(args, "content", &content, &len, out, T)) <= 0)
+		return r < 0 ? -1 : oxi_tool_fail(out, T, "missing argument 'content'");
 	if (path[0] == '/')
-		return failpath(out, T, path, EXDEV);
+		return oxi_tool_failpath(out, T, path, EXDEV);
 	plen = strlen(path);
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	if (*base == '\0' || strcmp(base, ".") == 0 ||
 	    strcmp(base, "..") == 0)
-		return fail(out, T, "'%s' names a directory, not a file",
+		return oxi_tool_fail(out, T, "'%s' names a directory, not a file",
 		    path);
 	if (strlen(base) > NAME_MAX)
-		return failpath(out, T, path, ENAMETOOLONG);
+		return oxi_tool_failpath(out, T, path, ENAMETOOLONG);
 	if (base == path)
 		dfd = oxi_ws_opendir(ctx->ws, ".", 0);
 	else {
@@ -416,15 +428,15 @@ writefile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		free(dir);
 	}
 	if (dfd < 0)
-		return failpath(out, T, path, errno);
+		return oxi_tool_failpath(out, T, path, errno);
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			close(dfd);
-			return failpath(out, T, path, EISDIR);
+			return oxi_tool_failpath(out, T, path, EISDIR);
 		}
 		if (S_ISLNK(st.st_mode)) {
 			close(dfd);
-			return fail(out, T, "'%s' is a symbolic link, not "
+			return oxi_tool_fail(out, T, "'%s' is a symbolic link, not "
 			    "replaced", path);
 		}
 		if (S_ISREG(st.st_mode)) {
@@ -439,7 +451,7 @@ writefile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	if (fd < 0) {
 		e = errno;
 		close(dfd);
-		return failpath(out, T, path, e);
+		return oxi_tool_failpath(out, T, path, e);
 	}
 	if ((havemode && fchmod(fd, mode) < 0) ||
 	    oxi_writeall(fd, content, len) < 0 || fsync(fd) < 0) {
@@ -458,7 +470,7 @@ writefile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 fail:
 	(void)unlinkat(dfd, tmp, 0);
 	close(dfd);
-	return failpath(out, T, path, e);
+	return oxi_tool_failpath(out, T, path, e);
 }
 
 static int
@@ -480,18 +492,18 @@ listdir(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	DIR *d;
 	int fd, r, type;
 
-	if ((r = argstr(args, "path", &path, &len, out, T)) < 0)
+	if ((r = oxi_tool_argstr(args, "path", &path, &len, out, T)) < 0)
 		return -1;
 	if (r == 0 || len == 0)
 		path = ".";	/* the workspace itself */
 	else if (strlen(path) != len)
-		return fail(out, T, "argument 'path' holds a NUL byte");
+		return oxi_tool_fail(out, T, "argument 'path' holds a NUL byte");
 	if ((fd = oxi_ws_opendir(ctx->ws, path, 0)) < 0)
-		return failpath(out, T, path, errno);
+		return oxi_tool_failpath(out, T, path, errno);
 	if (!(d = fdopendir(fd))) {
 		r = errno;
 		close(fd);
-		return failpath(out, T, path, r);
+		return oxi_tool_failpath(out, T, path, r);
 	}
 	while ((errno = 0, de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 ||
@@ -523,7 +535,7 @@ listdir(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		for (i = 0; i < n; i++)
 			free(names[i]);
 		free(names);
-		return failpath(out, T, path, r);
+		return oxi_tool_failpath(out, T, path, r);
 	}
 	qsort(names, n, sizeof *names, cmpstr);
 	for (i = 0; i < n; i++) {
@@ -541,33 +553,54 @@ int
 oxi_tool_run(const struct oxi_tool_ctx *ctx, const char *name, jv args,
     struct oxi_buf *out, const char **taint)
 {
-	const struct tool *t;
-	int r;
+	const struct oxi_tool *t;
+	jv names;
+	int r, i, n;
 
 	oxi_buf_reset(out);
 	oxi_buf_cats(out, "");
 	*taint = NULL;
-	for (t = tools; t->name; t++)
-		if (strcmp(t->name, name) == 0)
-			break;
-	if (!t->name) {
+	if (!(t = oxi_tool_find(name)) || !oxi_tool_enabled(t)) {
 		jv_free(args);
 		oxi_buf_printf(out, "unknown tool '%.100s'; the tools are",
 		    name);
-		for (t = tools; t->name; t++)
-			oxi_buf_printf(out, "%s %s", t == tools ? "" : ",",
-			    t->name);
+		names = oxi_tool_defs();
+		n = jv_array_length(jv_copy(names));
+		for (i = 0; i < n; i++) {
+			jv d = jv_array_get(jv_copy(names), i);
+
+			oxi_buf_printf(out, "%s %s", i == 0 ? "" : ",",
+			    oxi_msg_peek(d, "name"));
+			jv_free(d);
+		}
+		jv_free(names);
 		return -1;
 	}
 	if (jv_get_kind(args) != JV_KIND_OBJECT) {
 		jv_free(args);
-		return fail(out, t->name, "arguments must be a JSON object");
+		return oxi_tool_fail(out, t->name,
+		    "arguments must be a JSON object");
 	}
-	r = knownkeys(args, t->keys, out, t->name);
+	r = oxi_tool_keys(args, t->keys, out, t->name);
 	if (r == 0)
 		r = t->run(ctx, args, out);
 	jv_free(args);
 	if (r == 0)
 		*taint = t->taint;
 	return r < 0 ? -1 : 0;
+}
+
+int
+oxi_tool_on(const char *name)
+{
+	const char *v = oxi_getenv("OXI_TOOLS_ON"), *p;
+	size_t n = strlen(name), k;
+
+	for (p = v; p && *p; p += k) {
+		p += strspn(p, ", \t");
+		k = strcspn(p, ", \t");
+		if (k == n && strncmp(p, name, n) == 0)
+			return 1;
+	}
+	return 0;
 }
