@@ -92,7 +92,7 @@ main(void)
 	char errf[256];
 	int saved, efd;
 
-	plan(22);
+	plan(24);
 	oxi_prog = "t-nd";
 	snprintf(dlq, sizeof dlq, "/tmp/t-nd.%d.dlq", (int)getpid());
 	setenv("OXI_DEADLETTER", dlq, 1);
@@ -144,6 +144,16 @@ main(void)
 	oxi_buf_reset(&got);
 	readall(b.s, 4096, 100, &got, &nbad);
 	is_str(got.s, "a[{\"type\":\"a\"}]!", "over-long unterminated last line");
+	unlink(dlq);
+
+	/* bytes no stage should pass on: bad UTF-8, NUL, a BOM */
+	oxi_buf_reset(&got);
+	readall("{\"type\":\"\xff\"}\n{\"type\":\"\xc0\xaf\"}\n"
+	    "{\"type\":\"\xed\xa0\x80\"}\n{\"type\":\"\xe2\x82\"}\n"
+	    "\xef\xbb\xbf{\"type\":\"b\"}\n{\"type\":\"\xf4\x90\x80\x80\"}\n"
+	    "{\"type\":\"n\"}\n", 3, 100, &got, &nbad);
+	is_int(nbad, 6, "invalid, overlong, surrogate, cut, BOM, >U+10FFFF");
+	is_str(got.s, "!!!!!!n[{\"type\":\"n\"}]", "the good line after them");
 	unlink(dlq);
 
 	/* multi-byte UTF-8 split across reads stays intact */
