@@ -157,6 +157,64 @@ utf8ok(const unsigned char *s, size_t n)
 	return 1;
 }
 
+/* object keys in a valid JSON text: strings followed by a colon */
+static size_t
+rawkeys(const char *s, size_t n)
+{
+	size_t i, keys = 0;
+	int instr = 0, after = 0;
+
+	for (i = 0; i < n; i++) {
+		if (instr) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"') {
+				instr = 0;
+				after = 1;
+			}
+			continue;
+		}
+		if (s[i] == '"')
+			instr = 1;
+		else if (s[i] == ':' && after)
+			keys++;
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '"')
+			after = 0;
+	}
+	return keys;
+}
+
+/* object keys in a parsed value (borrowed), duplicates counted once */
+static size_t
+jvkeys(jv v)
+{
+	size_t keys = 0;
+	int i, n, it;
+
+	switch (jv_get_kind(v)) {
+	case JV_KIND_OBJECT:
+		for (it = jv_object_iter(v); jv_object_iter_valid(v, it);
+		    it = jv_object_iter_next(v, it)) {
+			jv x = jv_object_iter_value(v, it);
+
+			keys += 1 + jvkeys(x);
+			jv_free(x);
+		}
+		return keys;
+	case JV_KIND_ARRAY:
+		n = jv_array_length(jv_copy(v));
+		for (i = 0; i < n; i++) {
+			jv x = jv_array_get(jv_copy(v), i);
+
+			keys += jvkeys(x);
+			jv_free(x);
+		}
+		return keys;
+	default:
+		return 0;
+	}
+}
+
 /* parses one complete line (no newline); stores a record or reports it */
 static int
 parse(struct oxi_nd *in, char *line, size_t len, jv *out)
@@ -190,6 +248,11 @@ parse(struct oxi_nd *in, char *line, size_t len, jv *out)
 	if (jv_get_kind(v) != JV_KIND_OBJECT) {
 		jv_free(v);
 		return bad(in, "not a JSON object", line, len);
+	}
+	/* a key given twice means different things to different parsers */
+	if (rawkeys(line, len) != jvkeys(v)) {
+		jv_free(v);
+		return bad(in, "duplicate key in an object", line, len);
 	}
 	t = jv_object_get(jv_copy(v), jv_string("type"));
 	if (jv_get_kind(t) != JV_KIND_STRING) {

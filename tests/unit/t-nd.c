@@ -92,7 +92,7 @@ main(void)
 	char errf[256];
 	int saved, efd;
 
-	plan(24);
+	plan(25);
 	oxi_prog = "t-nd";
 	snprintf(dlq, sizeof dlq, "/tmp/t-nd.%d.dlq", (int)getpid());
 	setenv("OXI_DEADLETTER", dlq, 1);
@@ -154,6 +154,16 @@ main(void)
 	    "{\"type\":\"n\"}\n", 3, 100, &got, &nbad);
 	is_int(nbad, 6, "invalid, overlong, surrogate, cut, BOM, >U+10FFFF");
 	is_str(got.s, "!!!!!!n[{\"type\":\"n\"}]", "the good line after them");
+	unlink(dlq);
+
+	/* a key twice, at any depth; look-alikes in strings are fine */
+	oxi_buf_reset(&got);
+	readall("{\"type\":\"a\",\"type\":\"b\"}\n"
+	    "{\"type\":\"c\",\"o\":[{\"k\":1,\"k\":1}]}\n"
+	    "{\"type\":\"d\",\"s\":\"\\\"x\\\":1,\",\"o\":{\"k\" : {\"k\":2}}}\n",
+	    5, 1000, &got, &nbad);
+	is_str(got.s, "!!d[{\"type\":\"d\",\"s\":\"\\\"x\\\":1,\",\"o\":"
+	    "{\"k\" : {\"k\":2}}}]", "duplicate keys are bad lines");
 	unlink(dlq);
 
 	/* multi-byte UTF-8 split across reads stays intact */
