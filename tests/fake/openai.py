@@ -3,6 +3,7 @@
 
 usage: python3 tests/fake/openai.py --port-file FILE [--log FILE]
            [--replay FILE] [--status CODE] [--hang] [--truncate]
+           [--fail-times N] [--retry-after S] [--access-log FILE]
            [--chunk-sizes 1,2,3,5,7,11]
 
 Listens on 127.0.0.1 (a free port, written to --port-file once listening),
@@ -16,6 +17,9 @@ POST .../chat/completions appends the raw request body as one line to
                 Retry-After: 1)
   --hang        200 and event-stream headers, then nothing
   --replay F    F's bytes as the event-stream body
+  --fail-times N  only the first N requests get --status, --hang,
+                --truncate or --replay; the later ones the scripted model
+                (with none of those, --status 500 is meant)
   otherwise a scripted model:
     last message role "tool"        -> "The tool said: " + its content
     last user text "read PATH"      -> tool call read_file {"path": PATH}
@@ -28,6 +32,11 @@ finish_reason, a usage chunk and "data: [DONE]", sent with chunked transfer
 encoding in pieces of --chunk-sizes bytes (cycling) so that clients see
 lines split anywhere.  --truncate ends the body cleanly before the
 finish_reason and [DONE].  "stream": false gets one chat.completion.
+--retry-after S sets the Retry-After of a 429 (default 1; "none" sends
+none).  --access-log appends "TIME CONN METHOD PATH" for every request:
+the Unix time in seconds with a fraction, when the request arrived, and
+the number of the TCP connection it came on (1, 2, ... in order of
+accept), so tests can see retries' spacing and connection reuse.
 """
 import argparse
 import json
@@ -40,6 +49,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ARGS = None
 LOCK = threading.Lock()
+COUNT = {"conns": 0, "posts": 0}
 
 
 def user_text(msg):
@@ -149,6 +159,15 @@ class Handler(BaseHTTPRequestHandler):
     def setup(self):
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with LOCK:
+            COUNT["conns"] += 1
+            self.conn_no = COUNT["conns"]
+
+    def access(self):
+        if ARGS.access_log:
+            with LOCK, open(ARGS.access_log, "a") as f:
+                f.write("%.6f %d %s %s\n" % (time.time(), self.conn_no,
+                                             self.command, self.path))
 
     def log_message(self, fmt, *a):
         sys.stderr.write("openai.py: " + (fmt % a) + "\n")
@@ -165,6 +184,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def do_GET(self):
+        self.access()
         if self.path.rstrip("/").endswith("/models"):
             self.send_json(200, {"object": "list", "data": [
                 {"id": "fake", "object": "model"}]})
@@ -172,7 +192,14 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(404, {"error": {"message": "not found",
                                            "type": "invalid_request_error"}})
 
+    def do_HEAD(self):
+        self.access()
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_POST(self):
+        self.access()
         n = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(n)
         if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -182,13 +209,24 @@ class Handler(BaseHTTPRequestHandler):
         if ARGS.log:
             with LOCK, open(ARGS.log, "ab") as f:
                 f.write(raw.replace(b"\n", b" ") + b"\n")
-        if ARGS.status:
-            code = ARGS.status
+        with LOCK:
+            COUNT["posts"] += 1
+            failing = ARGS.fail_times is None or \
+                COUNT["posts"] <= ARGS.fail_times
+        status, hang, truncate, replay = (
+            (ARGS.status, ARGS.hang, ARGS.truncate, ARGS.replay)
+            if failing else (None, False, False, None))
+        if failing and ARGS.fail_times is not None and not (
+                status or hang or truncate or replay):
+            status = 500
+        if status:
+            code = status
             typ, msg = ERRORS.get(code, ("api_error", "HTTP error %d." % code))
             if "%s" in msg:
                 auth = self.headers.get("Authorization") or ""
                 msg = msg % (auth[7:] if auth.startswith("Bearer ") else "")
-            extra = [("Retry-After", "1")] if code == 429 else []
+            extra = ([("Retry-After", ARGS.retry_after)]
+                     if code == 429 and ARGS.retry_after != "none" else [])
             self.send_json(code, {"error": {"message": msg, "type": typ,
                                             "param": None, "code": None}},
                            extra)
@@ -199,7 +237,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(400, {"error": {"message": "bad JSON body",
                                            "type": "invalid_request_error"}})
             return
-        if req.get("stream") is False and not ARGS.replay and not ARGS.hang:
+        if req.get("stream") is False and not replay and not hang:
             self.send_json(200, completion(req))
             return
         self.send_response(200)
@@ -208,15 +246,15 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         self.wfile.flush()
-        if ARGS.hang:
+        if hang:
             self.close_connection = True
             time.sleep(600)
             return
-        if ARGS.replay:
-            with open(ARGS.replay, "rb") as f:
+        if replay:
+            with open(replay, "rb") as f:
                 body = f.read()
         else:
-            body = sse_body(req, ARGS.truncate)
+            body = sse_body(req, truncate)
         sizes, i, k = ARGS.chunk_sizes, 0, 0
         while i < len(body):
             p = body[i:i + sizes[k % len(sizes)]]
@@ -237,6 +275,9 @@ def main():
     ap.add_argument("--status", type=int)
     ap.add_argument("--hang", action="store_true")
     ap.add_argument("--truncate", action="store_true")
+    ap.add_argument("--fail-times", type=int)
+    ap.add_argument("--retry-after", default="1")
+    ap.add_argument("--access-log")
     ap.add_argument("--chunk-sizes", default="1,2,3,5,7,11,13",
                     type=lambda s: [int(x) for x in s.split(",") if x])
     ARGS = ap.parse_args()
