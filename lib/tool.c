@@ -73,6 +73,36 @@ static const struct oxi_tool *const tables[] = {
 	oxi_tools_fs, oxi_tools_find, oxi_tools_shell, oxi_tools_web, NULL
 };
 
+/* tools that are not built in: plugins, MCP servers */
+#define NSRC	8
+static const struct oxi_tool_src *srcs[NSRC];
+
+int
+oxi_tool_src_add(const struct oxi_tool_src *s)
+{
+	int i;
+
+	for (i = 0; i < NSRC; i++)
+		if (!srcs[i]) {
+			srcs[i] = s;
+			return 0;
+		}
+	errno = ENOSPC;
+	return -1;
+}
+
+/* the source of tool name, or NULL */
+static const struct oxi_tool_src *
+srcof(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NSRC && srcs[i]; i++)
+		if (srcs[i]->has(srcs[i]->arg, name))
+			return srcs[i];
+	return NULL;
+}
+
 const struct oxi_tool *
 oxi_tool_find(const char *name)
 {
@@ -112,6 +142,8 @@ oxi_tool_defs(void)
 			    jv_parse(t->params));
 			a = jv_array_append(a, d);
 		}
+	for (i = 0; i < NSRC && srcs[i]; i++)
+		a = srcs[i]->defs(srcs[i]->arg, a);
 	return a;
 }
 
@@ -554,13 +586,20 @@ oxi_tool_run(const struct oxi_tool_ctx *ctx, const char *name, jv args,
     struct oxi_buf *out, const char **taint)
 {
 	const struct oxi_tool *t;
+	const struct oxi_tool_src *s;
 	jv names;
 	int r, i, n;
 
 	oxi_buf_reset(out);
 	oxi_buf_cats(out, "");
 	*taint = NULL;
-	if (!(t = oxi_tool_find(name)) || !oxi_tool_enabled(t)) {
+	if ((!(t = oxi_tool_find(name)) || !oxi_tool_enabled(t)) &&
+	    (s = srcof(name))) {
+		r = s->run(s->arg, ctx, name, args, out, taint);
+		jv_free(args);
+		return r < 0 ? -1 : 0;
+	}
+	if (!t || !oxi_tool_enabled(t)) {
 		jv_free(args);
 		oxi_buf_printf(out, "unknown tool '%.100s'; the tools are",
 		    name);
