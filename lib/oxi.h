@@ -656,4 +656,59 @@ void oxi_term_clean(struct oxi_buf *b, const char *s, size_t len);
 int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
 int oxi_cli_send(const struct oxi_chan_opts *, const char **what);
 
+/*
+ * Tool sources (tool.c): tools that are not built in, such as plugins
+ * and the tools of MCP servers.  oxi_tool_defs() appends each source's
+ * definitions after the built-in ones; oxi_tool_run() hands a source the
+ * calls of a name it has and no enabled built-in tool has.
+ */
+struct oxi_tool_src {
+	void *arg;		/* for the three functions */
+	/* 1 if name is one of its tools */
+	int (*has)(void *arg, const char *name);
+	/* appends its definitions to defs (consumed) and returns it */
+	jv (*defs)(void *arg, jv defs);
+	/* runs name as oxi_tool_run does (args borrowed): 0, or -1 for an
+	 * error result; *taint must live until the next call */
+	int (*run)(void *arg, const struct oxi_tool_ctx *, const char *name,
+	    jv args, struct oxi_buf *out, const char **taint);
+};
+/* adds a source (kept, not copied): 0, or -1 (ENOSPC) past eight */
+int oxi_tool_src_add(const struct oxi_tool_src *);
+
+/* plugin.c: executables in the tool directories, run as tools */
+/*
+ * Describes each executable of dirs (colon-separated; NULL for
+ * $OXI_TOOL_PATH, else $OXI_CONFIG_DIR/tools and OXI_SHAREDIR/tools) by
+ * running "FILE --describe" in the sandbox, warns about each one skipped
+ * (no valid description, a bad name, the name of a built-in tool), and
+ * adds those described as a tool source.  wsdir is the workspace path,
+ * the only place a plugin may write.  Returns the number of plugins.
+ */
+int oxi_plugin_load(const char *dirs, const char *wsdir);
+
+/* mcp.c: MCP servers over stdio, their tools named server__tool */
+/*
+ * Reads the configuration (path, or $OXI_MCP_CONFIG, else mcp.json in
+ * the configuration directory, which may be missing), starts each server
+ * in the sandbox, agrees a protocol revision, lists its tools and adds
+ * them as a tool source; a server that fails is warned about and left
+ * out.  Returns the number of servers up, or -1 with a one-line reason
+ * in why for a configuration that cannot be used.
+ */
+int oxi_mcp_load(const char *path, const char *wsdir, char *why,
+    size_t len);
+/* stops every server: closes its stdin, then SIGTERM, then SIGKILL */
+void oxi_mcp_stop(void);
+
+/* mcpserve.c: oxi's tools served to an MCP client over stdio */
+/*
+ * Answers JSON-RPC requests read from fd in on fd out until in ends or
+ * SIGTERM (set up by the caller): initialize, server/discover, ping,
+ * tools/list and tools/call, with the tools of oxi_tool_defs().  Lines
+ * longer than maxline are refused.  0, or -1 with errno on an I/O error.
+ */
+int oxi_mcp_serve(const struct oxi_tool_ctx *, int in, int out,
+    size_t maxline);
+
 #endif
