@@ -1,12 +1,16 @@
 /*
- * llm.c - model providers, and llm.request records in flight
+ * llm.c - model providers, wire dialects, and llm.request records in flight
  *
  * A model name is "provider/model"; the provider gives the base URL
- * (overridable by OXI_<PROVIDER>_BASE_URL) and the variable holding its
- * key.  Every provider here speaks the OpenAI Chat Completions dialect
- * (llm_openai.c).  oxi_llm_start() turns one llm.request into one HTTP
- * transfer on a shared loop, and ends in exactly one callback: an
- * llm.response, or an error record whose message never holds the key.
+ * (overridable by OXI_<PROVIDER>_BASE_URL), the variable holding its key,
+ * and its dialect: the wire protocol that builds request bodies and reads
+ * replies (llm_openai.c, llm_anthropic.c, llm_gemini.c, llm_ollama.c,
+ * llm_responses.c).  OXI_<PROVIDER>_HEADERS adds header lines, and
+ * OXI_<PROVIDER>_TOOLS=prompt (or "tool_mode":"prompt" in a request)
+ * describes tools in the system prompt for models that cannot call them
+ * natively (llm_ptools.c).  oxi_llm_start() turns one llm.request into
+ * one HTTP transfer on a shared loop, and ends in exactly one callback:
+ * an llm.response, or an error record whose message never holds the key.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -15,44 +19,147 @@
 #include "oxi.h"
 
 #define SCRUB_MAX	300
+#define MAXHDRS		32	/* extra header lines per provider */
 
 const struct oxi_llm_provider oxi_llm_providers[] = {
-	{ "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", 1 },
-	{ "ollama", "http://localhost:11434/v1", NULL, 0 },
-	{ "llamacpp", "http://localhost:8080/v1", "LLAMA_API_KEY", 0 },
-	{ "vllm", "http://localhost:8000/v1", "VLLM_API_KEY", 0 },
+	{ "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", 1,
+	    &oxi_dialect_openai, NULL },
+	{ "ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", 0,
+	    &oxi_dialect_openai, NULL },
 	{ "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-	    1 },
-	{ "groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", 1 },
-	{ "deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", 1 },
-	{ NULL, NULL, NULL, 0 }
-};
-
-struct target {
-	const struct oxi_llm_provider *p;	/* the provider */
-	const char *model;	/* the model name after "provider/" */
-	const char *key;	/* API key from the environment, or NULL */
-	struct oxi_buf url;	/* base URL + "/chat/completions" */
+	    1, &oxi_dialect_openai, NULL },
+	{ "groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", 1,
+	    &oxi_dialect_openai, NULL },
+	{ "deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", 1,
+	    &oxi_dialect_openai, NULL },
+	{ "mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", 1,
+	    &oxi_dialect_openai, NULL },
+	{ "together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", 1,
+	    &oxi_dialect_openai, NULL },
+	{ "xai", "https://api.x.ai/v1", "XAI_API_KEY", 1,
+	    &oxi_dialect_openai, NULL },
+	{ "lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", 0,
+	    &oxi_dialect_openai, NULL },
+	{ "vllm", "http://localhost:8000/v1", "VLLM_API_KEY", 0,
+	    &oxi_dialect_openai, NULL },
+	{ "llamacpp", "http://localhost:8080/v1", "LLAMA_API_KEY", 0,
+	    &oxi_dialect_openai, NULL },
+	{ NULL, NULL, NULL, 0, NULL, NULL }
 };
 
 struct job {
 	char *id;			/* request id */
 	char *model;			/* "provider/model" as requested */
-	const char *key;		/* API key, to mask, or NULL */
+	char *key;			/* API key, to mask, or NULL */
 	const char *prov;		/* provider name, for messages */
-	struct oxi_openai *rd;		/* reply reader */
+	const struct oxi_llm_dialect *d;	/* its dialect */
+	void *rd;			/* the dialect's reply reader */
 	const struct oxi_llm_cfg *cfg;	/* callbacks */
 };
 
-/* fills t from "provider/model": 0, or -1 with a reason in why */
+/* "OXI_" NAME suffix, NAME upper case with '-' as '_' */
+static void
+envname(char *out, size_t len, const char *name, const char *suffix)
+{
+	size_t i;
+
+	snprintf(out, len, "OXI_%s%s", name, suffix);
+	for (i = 4; out[i] && i < 4 + strlen(name); i++)
+		out[i] = out[i] == '-' ? '_' : toupper((unsigned char)out[i]);
+}
+
 static int
-resolve(const char *name, struct target *t, char *why, size_t len,
-    int *nokey)
+tokenchar(int c)
+{
+	return isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/*
+ * Header lines from v: separated by newlines or by the two characters
+ * "\n"; blank ones skipped.  0, or -1 with a reason that never quotes a
+ * value.
+ */
+static int
+parsehdrs(const char *v, char ***out, const char *var, char *why,
+    size_t len)
+{
+	const char *p = v, *e, *q, *next;
+	char **h = xcalloc(MAXHDRS + 1, sizeof *h);
+	size_t n = 0, k;
+
+	*out = h;
+	for (; *p; p = next) {
+		for (e = p; *e && *e != '\n' && !(e[0] == '\\' && e[1] == 'n');
+		    e++)
+			;
+		next = *e == '\n' ? e + 1 : *e ? e + 2 : e;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		k = e - p;
+		while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' ||
+		    p[k - 1] == '\r'))
+			k--;
+		if (k == 0)
+			continue;
+		for (q = p; q < p + k && tokenchar((unsigned char)*q); q++)
+			;
+		if (q == p || q == p + k || *q != ':') {
+			snprintf(why, len, "%s: header %zu is not"
+			    " \"Name: value\"", var, n + 1);
+			return -1;
+		}
+		for (q++; q < p + k; q++)
+			if ((unsigned char)*q < 0x20 && *q != '\t') {
+				snprintf(why, len, "%s: header %zu holds a"
+				    " control character", var, n + 1);
+				return -1;
+			}
+		if (n == MAXHDRS) {
+			snprintf(why, len, "%s: more than %d headers", var,
+			    MAXHDRS);
+			return -1;
+		}
+		h[n++] = xstrndup(p, k);
+	}
+	return 0;
+}
+
+void
+oxi_llm_target_free(struct oxi_llm_target *t)
+{
+	size_t i;
+
+	if (t->hdrs) {
+		for (i = 0; t->hdrs[i]; i++) {
+			oxi_secrets_wipe(t->hdrs[i], strlen(t->hdrs[i]));
+			free(t->hdrs[i]);
+		}
+		free(t->hdrs);
+	}
+	oxi_buf_free(&t->base);
+	memset(t, 0, sizeof *t);
+}
+
+static void
+known(char *out, size_t len)
 {
 	const struct oxi_llm_provider *p;
-	const char *slash = strchr(name, '/'), *base;
-	char var[64];
-	size_t n, i;
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (p = oxi_llm_providers; p->name && n < len; p++)
+		n += snprintf(out + n, len - n, "%s%s", n ? ", " : "",
+		    p->name);
+}
+
+int
+oxi_llm_resolve(const char *name, struct oxi_llm_target *t, char *why,
+    size_t len, int *nokey)
+{
+	const struct oxi_llm_provider *p;
+	const char *slash = strchr(name, '/'), *base, *v;
+	char var[80], list[300];
+	size_t n;
 
 	*nokey = 0;
 	memset(t, 0, sizeof *t);
@@ -66,15 +173,15 @@ resolve(const char *name, struct target *t, char *why, size_t len,
 		if (strlen(p->name) == n && memcmp(p->name, name, n) == 0)
 			break;
 	if (!p->name) {
-		snprintf(why, len, "unknown provider '%.*s' (known: openai,"
-		    " ollama, llamacpp, vllm, openrouter, groq, deepseek)",
-		    (int)(n > 40 ? 40 : n), name);
+		known(list, sizeof list);
+		snprintf(why, len, "unknown provider '%.*s' (known: %s)",
+		    (int)(n > 40 ? 40 : n), name, list);
 		return -1;
 	}
-	snprintf(var, sizeof var, "OXI_%s_BASE_URL", p->name);
-	for (i = 4; var[i]; i++)
-		var[i] = toupper((unsigned char)var[i]);
+	envname(var, sizeof var, p->name, "_BASE_URL");
 	base = oxi_getenv(var);
+	if (!base && p->baseenv)
+		base = oxi_getenv(p->baseenv);
 	t->p = p;
 	t->model = slash + 1;
 	t->key = p->keyenv ? oxi_getenv(p->keyenv) : NULL;
@@ -84,24 +191,38 @@ resolve(const char *name, struct target *t, char *why, size_t len,
 		*nokey = 1;
 		return -1;
 	}
+	envname(var, sizeof var, p->name, "_TOOLS");
+	if ((v = oxi_getenv(var))) {
+		if (strcmp(v, "prompt") == 0)
+			t->ptools = 1;
+		else if (strcmp(v, "native") != 0) {
+			snprintf(why, len, "%s must be prompt or native", var);
+			return -1;
+		}
+	}
+	envname(var, sizeof var, p->name, "_HEADERS");
+	if (parsehdrs((v = oxi_getenv(var)) ? v : "", &t->hdrs, var, why,
+	    len) < 0) {
+		oxi_llm_target_free(t);
+		return -1;
+	}
 	if (!base)
 		base = p->base;
 	n = strlen(base);
 	while (n > 0 && base[n - 1] == '/')
 		n--;
-	oxi_buf_cat(&t->url, base, n);
-	oxi_buf_cats(&t->url, "/chat/completions");
+	oxi_buf_cat(&t->base, base, n);
 	return 0;
 }
 
 int
 oxi_llm_check(const char *model, char *why, size_t len)
 {
-	struct target t;
+	struct oxi_llm_target t;
 	int nokey, r;
 
-	r = resolve(model, &t, why, len, &nokey);
-	oxi_buf_free(&t.url);
+	r = oxi_llm_resolve(model, &t, why, len, &nokey);
+	oxi_llm_target_free(&t);
 	return r;
 }
 
@@ -240,7 +361,21 @@ ondata(void *arg, const char *p, size_t n)
 {
 	struct job *j = arg;
 
-	return oxi_openai_feed(j->rd, p, n) < 0;
+	return j->d->feed(j->rd, p, n) < 0;
+}
+
+static void
+jobfree(struct job *j)
+{
+	if (j->rd)
+		j->d->free(j->rd);
+	if (j->key) {
+		oxi_secrets_wipe(j->key, strlen(j->key));
+		free(j->key);
+	}
+	free(j->id);
+	free(j->model);
+	free(j);
 }
 
 static void
@@ -251,11 +386,11 @@ ondone(void *arg, struct oxi_http_res *res)
 	int retry;
 	jv r, rec, m;
 
-	/* trouble after "data: [DONE]" (a server that keeps the stream
-	 * open, a reset) does not undo a complete reply */
+	/* trouble after the terminal event (a server that keeps the
+	 * stream open, a reset) does not undo a complete reply */
 	if (res->kind == OXI_HTTP_OK || res->kind == OXI_HTTP_ABORT ||
-	    (res->status / 100 == 2 && oxi_openai_done(j->rd))) {
-		r = oxi_openai_result(j->rd, &code, &retry);
+	    (res->status / 100 == 2 && j->d->complete(j->rd))) {
+		r = j->d->result(j->rd, &code, &retry);
 		if (jv_is_valid(r)) {
 			rec = oxi_msg_new("llm.response");
 			rec = jv_object_set(rec, jv_string("id"),
@@ -272,17 +407,47 @@ ondone(void *arg, struct oxi_http_res *res)
 			    jv_string(j->model));
 		} else {
 			m = jv_invalid_get_msg(r);
-			rec = errrec(j, code, jv_string_value(m),
+			rec = errrec(j, code ? code : "provider",
+			    jv_string_value(m),
 			    jv_string_length_bytes(jv_copy(m)), retry, -1);
 			jv_free(m);
 		}
 	} else
 		rec = httperr(j, res);
 	j->cfg->done(j->cfg->arg, j->id, rec);
-	oxi_openai_free(j->rd);
-	free(j->id);
-	free(j->model);
-	free(j);
+	jobfree(j);
+}
+
+/* the header lines: ours, unless an extra one has the same name */
+static void
+headers(const char **h, size_t max, const struct oxi_llm_target *t,
+    const char *auth, int stream)
+{
+	const char *ours[8];
+	size_t n = 0, k = 0, i, e, len;
+	const char *c;
+
+	ours[k++] = "Content-Type: application/json";
+	ours[k++] = stream ? t->p->dialect->accept : "Accept: application/json";
+	for (i = 0; t->p->dialect->hdrs && t->p->dialect->hdrs[i] && k < 6;
+	    i++)
+		ours[k++] = t->p->dialect->hdrs[i];
+	if (auth)
+		ours[k++] = auth;
+	for (i = 0; i < k; i++) {
+		len = strcspn(ours[i], ":");
+		for (e = 0; t->hdrs[e]; e++) {
+			c = strchr(t->hdrs[e], ':');
+			if ((size_t)(c - t->hdrs[e]) == len &&
+			    strncasecmp(t->hdrs[e], ours[i], len) == 0)
+				break;
+		}
+		if (!t->hdrs[e] && n < max - 1)
+			h[n++] = ours[i];
+	}
+	for (e = 0; t->hdrs[e] && n < max - 1; e++)
+		h[n++] = t->hdrs[e];
+	h[n] = NULL;
 }
 
 int
@@ -290,12 +455,13 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
     jv rec, jv *err)
 {
 	struct oxi_http_req req;
-	struct target t;
-	struct oxi_buf auth = OXI_BUF_INIT;
-	const char *id, *model, *why, *hdrs[5];
+	struct oxi_llm_target t;
+	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
+	const struct oxi_llm_dialect *d;
+	const char *id, *model, *why, *hdrs[8 + MAXHDRS];
 	char msg[256];
 	struct job *j;
-	int nokey, stream, n = 0;
+	int nokey, stream, n;
 	jv body, s, v;
 
 	id = oxi_msg_peek(rec, "id");
@@ -311,40 +477,39 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		    " in the request, use -m, or set OXI_MODEL", 0);
 		return OXI_LLM_FAIL;
 	}
-	if (resolve(model, &t, msg, sizeof msg, &nokey) < 0) {
+	if (oxi_llm_resolve(model, &t, msg, sizeof msg, &nokey) < 0) {
 		*err = oxi_msg_error(id, nokey ? "auth" : "config", msg, 0);
 		return OXI_LLM_FAIL;
 	}
-	body = oxi_openai_body(rec, t.model);
+	d = t.p->dialect;
+	v = jv_object_get(jv_copy(rec), jv_string("stream"));
+	stream = jv_get_kind(v) != JV_KIND_FALSE;
+	jv_free(v);
+	body = d->body(rec, &t);
 	if (!jv_is_valid(body)) {
 		v = jv_invalid_get_msg(body);
 		*err = oxi_msg_error(id, "invalid", jv_string_value(v), 0);
 		jv_free(v);
-		oxi_buf_free(&t.url);
+		oxi_llm_target_free(&t);
 		return OXI_LLM_BAD;
 	}
-	v = jv_object_get(jv_copy(body), jv_string("stream"));
-	stream = jv_get_kind(v) == JV_KIND_TRUE;
-	jv_free(v);
 	s = jv_dump_string(body, 0);
+	oxi_buf_cat(&url, t.base.s, t.base.len);
+	d->url(&url, &t, stream);
 
 	j = xcalloc(1, sizeof *j);
 	j->id = xstrdup(id);
 	j->model = xstrdup(model);
-	j->key = t.key;
+	j->key = t.key ? xstrdup(t.key) : NULL;
 	j->prov = t.p->name;
+	j->d = d;
 	j->cfg = cfg;
-	j->rd = oxi_openai_new(stream ? ondelta : NULL, j);
-	hdrs[n++] = "Content-Type: application/json";
-	hdrs[n++] = stream ? "Accept: text/event-stream" :
-	    "Accept: application/json";
-	if (t.key) {
-		oxi_buf_printf(&auth, "Authorization: Bearer %s", t.key);
-		hdrs[n++] = auth.s;
-	}
-	hdrs[n] = NULL;
+	j->rd = d->reader(stream ? ondelta : NULL, j);
+	if (t.key)
+		oxi_buf_printf(&auth, d->auth, t.key);
+	headers(hdrs, sizeof hdrs / sizeof hdrs[0], &t, auth.s, stream);
 	memset(&req, 0, sizeof req);
-	req.url = t.url.s;
+	req.url = url.s;
 	req.headers = hdrs;
 	req.body = jv_string_value(s);
 	req.bodylen = jv_string_length_bytes(jv_copy(s));
@@ -354,20 +519,18 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	req.data = ondata;
 	req.done = ondone;
 	req.arg = j;
-	oxi_debug("request %s: POST %s (%zu bytes)", id, t.url.s, req.bodylen);
+	oxi_debug("request %s: POST %s (%zu bytes)", id, url.s, req.bodylen);
 	if (oxi_http_start(loop, &req, msg, sizeof msg) < 0) {
 		*err = errrec(j, "network", msg, strlen(msg), 1, -1);
-		oxi_openai_free(j->rd);
-		free(j->id);
-		free(j->model);
-		free(j);
+		jobfree(j);
 		n = OXI_LLM_FAIL;
 	} else
 		n = OXI_LLM_STARTED;
 	if (auth.s)
-		explicit_bzero(auth.s, auth.cap);
+		oxi_secrets_wipe(auth.s, auth.cap);
 	oxi_buf_free(&auth);
-	oxi_buf_free(&t.url);
+	oxi_buf_free(&url);
+	oxi_llm_target_free(&t);
 	jv_free(s);
 	return n;
 }

@@ -622,6 +622,10 @@ usage(jv u)
 	r = jv_object_set(r, jv_string("cache_read"), jv_number(cached));
 	r = jv_object_set(r, jv_string("cache_write"), jv_number(0));
 	jv_free(d);
+	d = get(u, "completion_tokens_details");
+	r = jv_object_set(r, jv_string("reasoning"),
+	    jv_number(num(d, "reasoning_tokens")));
+	jv_free(d);
 	return r;
 }
 
@@ -753,3 +757,53 @@ oxi_openai_errmsg(const char *body, size_t len)
 	}
 	return m;
 }
+
+/* the dialect, for llm.c */
+static jv
+d_body(jv req, const struct oxi_llm_target *t)
+{
+	return oxi_openai_body(req, t->model);
+}
+
+static void
+d_url(struct oxi_buf *url, const struct oxi_llm_target *t, int stream)
+{
+	(void)t;
+	(void)stream;
+	oxi_buf_cats(url, "/chat/completions");
+}
+
+static void *
+d_reader(oxi_llm_text_fn text, void *arg)
+{
+	return oxi_openai_new(text, arg);
+}
+
+static int
+d_feed(void *rd, const char *p, size_t n)
+{
+	return oxi_openai_feed(rd, p, n);
+}
+
+static jv
+d_result(void *rd, const char **code, int *retry)
+{
+	return oxi_openai_result(rd, code, retry);
+}
+
+static int
+d_complete(const void *rd)
+{
+	return oxi_openai_done(rd);
+}
+
+static void
+d_free(void *rd)
+{
+	oxi_openai_free(rd);
+}
+
+const struct oxi_llm_dialect oxi_dialect_openai = {
+	"openai", "Authorization: Bearer %s", NULL, "Accept: text/event-stream",
+	d_body, d_url, d_reader, d_feed, d_result, d_complete, d_free
+};

@@ -573,15 +573,78 @@ void oxi_openai_free(struct oxi_openai *);
  * an invalid jv */
 jv oxi_openai_errmsg(const char *body, size_t len);
 
-/* llm.c: model providers, and llm.request records in flight */
+/*
+ * llm.c: model providers, wire dialects, and llm.request records in flight
+ *
+ * A dialect is one wire protocol.  oxi_llm_start() resolves the model's
+ * provider (oxi_llm_resolve), has the provider's dialect build the body
+ * and the URL, sends it, and feeds the reply bytes, split anywhere, to the
+ * dialect's reader; at the end the reader's result becomes an llm.response
+ * or an error record.  A reader's result is {"message","stop","usage"}:
+ * message as in llm.response (with "thinking" blocks when the provider
+ * sent some, see oxi(7)), stop one of end, tool_use, length, refusal, and
+ * usage {"input","output","cache_read","cache_write","reasoning"} where
+ * input counts every prompt token (cache reads and writes included) and
+ * output every generated token (reasoning included).  Or it is an invalid
+ * jv with a one-line message, and *code / *retry for the error record.
+ */
+struct oxi_llm_target;
+/* a text fragment of the answer as it arrives */
+typedef void (*oxi_llm_text_fn)(void *arg, const char *text, size_t len);
+struct oxi_llm_dialect {
+	const char *name;	/* "openai", "anthropic", ... */
+	const char *auth;	/* key header, "Authorization: Bearer %s" */
+	const char *const *hdrs;	/* fixed header lines, or NULL */
+	const char *accept;	/* Accept header line of a streamed reply */
+	/* the request body for an llm.request (borrowed); an invalid jv
+	 * with a message if the request cannot be expressed */
+	jv (*body)(jv req, const struct oxi_llm_target *);
+	/* appends the endpoint to url (holding the base URL) */
+	void (*url)(struct oxi_buf *url, const struct oxi_llm_target *,
+	    int stream);
+	/* a reply reader; text (may be NULL) gets the answer's text */
+	void *(*reader)(oxi_llm_text_fn text, void *arg);
+	/* reply bytes split anywhere: 0, or -1 once the reply failed */
+	int (*feed)(void *rd, const char *, size_t);
+	/* at the end: the result as above (the reader keeps working) */
+	jv (*result)(void *rd, const char **code, int *retry);
+	/* 1 once the terminal event came and nothing failed before it */
+	int (*complete)(const void *rd);
+	void (*free)(void *rd);
+};
+/* the dialects: llm_openai.c (Chat Completions), llm_anthropic.c,
+ * llm_gemini.c, llm_ollama.c, llm_responses.c */
+extern const struct oxi_llm_dialect oxi_dialect_openai;
+
 struct oxi_llm_provider {
 	const char *name;	/* prefix of model names: "openai" */
 	const char *base;	/* default base URL */
 	const char *keyenv;	/* variable holding the API key, or NULL */
 	int needkey;		/* the default base requires the key */
+	const struct oxi_llm_dialect *dialect;	/* its wire protocol */
+	const char *baseenv;	/* a second base URL variable, or NULL */
 };
 /* the providers, ending with a NULL name */
 extern const struct oxi_llm_provider oxi_llm_providers[];
+/* a provider and model resolved from "provider/model" and the environment */
+struct oxi_llm_target {
+	const struct oxi_llm_provider *p;	/* the provider */
+	const char *model;	/* the name after "provider/", borrowed */
+	const char *key;	/* API key from the environment, or NULL */
+	struct oxi_buf base;	/* base URL without a trailing '/' */
+	char **hdrs;		/* extra "Name: value" lines, NULL-ended */
+	int ptools;		/* OXI_<PROVIDER>_TOOLS=prompt */
+};
+/*
+ * Resolves name (borrowed: t->model points into it): 0, or -1 with a
+ * one-line reason in why and *nokey set when only the key is missing.
+ * Reads OXI_<PROVIDER>_BASE_URL, the key variable, OXI_<PROVIDER>_HEADERS
+ * and OXI_<PROVIDER>_TOOLS (PROVIDER upper case, '-' as '_').
+ */
+int oxi_llm_resolve(const char *name, struct oxi_llm_target *t, char *why,
+    size_t len, int *nokey);
+/* wipes the header values and frees t's memory */
+void oxi_llm_target_free(struct oxi_llm_target *);
 /* text of request id as it arrives */
 typedef void (*oxi_llm_delta_fn)(void *arg, const char *id,
     const char *text, size_t len);

@@ -23,11 +23,11 @@ static const struct conf {
 	{ "openai-python_content_logprobs.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":\"Foo!\","
 	  "\"tool_calls\":[]},\"stop\":\"end\",\"usage\":{\"input\":9,"
-	  "\"output\":2,\"cache_read\":0,\"cache_write\":0}}" },
+	  "\"output\":2,\"cache_read\":0,\"cache_write\":0,\"reasoning\":0}}" },
 	{ "openai-python_finish_length_max_tokens.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":\"{\\\"\","
 	  "\"tool_calls\":[]},\"stop\":\"length\",\"usage\":{\"input\":79,"
-	  "\"output\":1,\"cache_read\":0,\"cache_write\":0}}" },
+	  "\"output\":1,\"cache_read\":0,\"cache_write\":0,\"reasoning\":0}}" },
 	{ "openai-python_parallel_tool_calls_two_functions.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":null,"
 	  "\"tool_calls\":[{\"id\":\"call_JMW1whyEaYG438VE1OIflxA2\","
@@ -37,32 +37,33 @@ static const struct conf {
 	  "\"name\":\"get_stock_price\",\"args\":{\"ticker\":\"AAPL\","
 	  "\"exchange\":\"NASDAQ\"}}]},\"stop\":\"tool_use\","
 	  "\"usage\":{\"input\":149,\"output\":60,\"cache_read\":0,"
-	  "\"cache_write\":0}}" },
+	  "\"cache_write\":0,\"reasoning\":0}}" },
 	{ "openai-python_plain_text.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":\"I'm unable to"
 	  " provide real-time weather updates. To get the current weather in"
 	  " San Francisco, I recommend checking a reliable weather website or"
 	  " a weather app.\",\"tool_calls\":[]},\"stop\":\"end\","
 	  "\"usage\":{\"input\":14,\"output\":30,\"cache_read\":0,"
-	  "\"cache_write\":0}}" },
+	  "\"cache_write\":0,\"reasoning\":0}}" },
 	{ "openai-python_refusal.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":\"I'm sorry, I"
 	  " can't assist with that request.\",\"tool_calls\":[]},"
 	  "\"stop\":\"refusal\",\"usage\":{\"input\":79,\"output\":11,"
-	  "\"cache_read\":0,\"cache_write\":0}}" },
+	  "\"cache_read\":0,\"cache_write\":0,\"reasoning\":0}}" },
 	{ "openai-python_single_tool_call.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":null,"
 	  "\"tool_calls\":[{\"id\":\"call_c91SqDXlYFuETYv8mUHzz6pp\","
 	  "\"name\":\"GetWeatherArgs\",\"args\":{\"city\":\"Edinburgh\","
 	  "\"country\":\"UK\",\"units\":\"c\"}}]},\"stop\":\"tool_use\","
 	  "\"usage\":{\"input\":76,\"output\":24,\"cache_read\":0,"
-	  "\"cache_write\":0}}" },
+	  "\"cache_write\":0,\"reasoning\":0}}" },
 	{ "openai-python_strict_tool_call.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":null,"
 	  "\"tool_calls\":[{\"id\":\"call_CTf1nWJLqSeRgDqaCG27xZ74\","
 	  "\"name\":\"get_weather\",\"args\":{\"city\":\"San Francisco\","
 	  "\"state\":\"CA\"}}]},\"stop\":\"tool_use\",\"usage\":{\"input\":48,"
-	  "\"output\":19,\"cache_read\":0,\"cache_write\":0}}" },
+	  "\"output\":19,\"cache_read\":0,\"cache_write\":0,"
+	  "\"reasoning\":0}}" },
 };
 #define NCONF	(sizeof confs / sizeof confs[0])
 
@@ -292,7 +293,7 @@ main(int argc, char **argv)
 	    "\"tool_calls\":[{\"id\":\"a\",\"name\":\"f\",\"args\":{\"x\":1}},"
 	    "{\"id\":\"b\",\"name\":\"g\",\"args\":{}}]},\"stop\":\"tool_use\","
 	    "\"usage\":{\"input\":0,\"output\":0,\"cache_read\":0,"
-	    "\"cache_write\":0}}");
+	    "\"cache_write\":0,\"reasoning\":0}}");
 	stream("truncated stream",
 	    CHUNK("{\"content\":\"Hel\"}", "null")
 	    CHUNK("{\"content\":\"lo\"}", "null"),
@@ -317,12 +318,14 @@ main(int argc, char **argv)
 	    "{\"cached_tokens\":3}}}\r\n\r\ndata: [DONE]\r\n\r\n",
 	    "{\"message\":{\"role\":\"assistant\",\"content\":\"x\","
 	    "\"tool_calls\":[]},\"stop\":\"refusal\",\"usage\":{\"input\":5,"
-	    "\"output\":1,\"cache_read\":3,\"cache_write\":0}}");
+	    "\"output\":1,\"cache_read\":3,\"cache_write\":0,"
+	    "\"reasoning\":0}}");
 	stream("[DONE] without finish_reason",
 	    CHUNK("{\"content\":\"ok\"}", "null") "data: [DONE]\n\n",
 	    "{\"message\":{\"role\":\"assistant\",\"content\":\"ok\","
 	    "\"tool_calls\":[]},\"stop\":\"end\",\"usage\":{\"input\":0,"
-	    "\"output\":0,\"cache_read\":0,\"cache_write\":0}}");
+	    "\"output\":0,\"cache_read\":0,\"cache_write\":0,"
+	    "\"reasoning\":0}}");
 	stream("a JSON completion (stream false)",
 	    "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
 	    "\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":"
@@ -333,7 +336,7 @@ main(int argc, char **argv)
 	    "\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\","
 	    "\"args\":{\"a\":[1]}}]},"
 	    "\"stop\":\"tool_use\",\"usage\":{\"input\":7,\"output\":2,"
-	    "\"cache_read\":0,\"cache_write\":0}}");
+	    "\"cache_read\":0,\"cache_write\":0,\"reasoning\":0}}");
 	stream("invalid JSON in the stream",
 	    "data: {\"choices\":[\n\n", "error bad_reply 1: invalid JSON in"
 	    " the reply stream");
