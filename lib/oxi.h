@@ -614,7 +614,7 @@ struct oxi_llm_dialect {
 };
 /* the dialects: llm_openai.c (Chat Completions), llm_anthropic.c,
  * llm_gemini.c, llm_ollama.c, llm_responses.c */
-extern const struct oxi_llm_dialect oxi_dialect_openai;
+extern const struct oxi_llm_dialect oxi_dialect_openai, oxi_dialect_anthropic;
 
 struct oxi_llm_provider {
 	const char *name;	/* prefix of model names: "openai" */
@@ -683,6 +683,58 @@ int oxi_llm_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
 void oxi_llm_scrub(struct oxi_buf *out, const char *msg, size_t len,
     const char *key);
 
+/*
+ * llm_reply.c: a reply as the dialects assemble it.  A thinking block is
+ * the provider's own block, item or part, tagged "dialect": name, kept in
+ * the message's "thinking" array and sent back (untagged) only to the
+ * same dialect.
+ */
+struct oxi_llm_call {
+	long index;		/* the wire's index or position */
+	struct oxi_buf id;	/* call id, made up if empty */
+	struct oxi_buf name;	/* tool name */
+	struct oxi_buf args;	/* arguments, a JSON text */
+	jv extra;		/* more keys for the call ("signature"), or null */
+};
+struct oxi_llm_reply {
+	struct oxi_buf text;	/* the answer's text so far */
+	struct oxi_llm_call *calls;	/* tool calls, in order */
+	size_t ncalls;		/* calls used */
+	size_t capcalls;	/* calls allocated */
+	jv thinking;		/* thinking blocks, an array */
+	double input, output, cache_read, cache_write, reasoning; /* usage */
+	const char *stop;	/* "end" "tool_use" "length" "refusal", or NULL */
+	int ended;		/* the terminal event came */
+	int failed;		/* the reply failed: code, retry, err */
+	const char *code;	/* error code for the error record */
+	int retry;		/* the error is temporary */
+	struct oxi_buf err;	/* its message */
+	oxi_llm_text_fn delta;	/* text callback, or NULL */
+	void *arg;		/* its argument */
+};
+void oxi_llm_reply_init(struct oxi_llm_reply *, oxi_llm_text_fn, void *);
+void oxi_llm_reply_free(struct oxi_llm_reply *);
+/* appends answer text and passes it to the callback */
+void oxi_llm_reply_text(struct oxi_llm_reply *, const char *, size_t);
+/* a new tool call / the last one with this index, or NULL */
+struct oxi_llm_call *oxi_llm_reply_call(struct oxi_llm_reply *, long index);
+struct oxi_llm_call *oxi_llm_reply_find(struct oxi_llm_reply *, long index);
+/* the first failure sticks */
+void oxi_llm_reply_fail(struct oxi_llm_reply *, const char *code, int retry,
+    const char *fmt, ...) OXI_PRINTF(4, 5);
+/* fails with a provider's error object or string (consumed), its code and
+ * retryability from its type, code or status */
+void oxi_llm_reply_perror(struct oxi_llm_reply *, jv err);
+/* appends a thinking block (consumed), tagged with the dialect */
+void oxi_llm_reply_think(struct oxi_llm_reply *, const char *dialect, jv);
+/* the normalised usage object */
+jv oxi_llm_reply_usage(const struct oxi_llm_reply *);
+/* the result as a dialect's result() returns it */
+jv oxi_llm_reply_result(struct oxi_llm_reply *, const char **code,
+    int *retry);
+/* the thinking blocks of message msg (borrowed) for dialect, untagged */
+jv oxi_llm_thinking(jv msg, const char *dialect);
+
 /* channel/: chat platforms; oxi-recv and oxi-send run one by name */
 struct oxi_chan_opts {
 	int notif;		/* -d: readiness fd, or -1 */
@@ -749,6 +801,35 @@ int oxi_tool_src_add(const struct oxi_tool_src *);
  * the only place a plugin may write.  Returns the number of plugins.
  */
 int oxi_plugin_load(const char *dirs, const char *wsdir);
+/* a child of oxi-tool: a plugin or an MCP server */
+struct oxi_child {
+	pid_t pid;		/* leader of its own session, or -1 */
+	int in, out, err;	/* our (non-blocking) ends of its stdin,
+				 * stdout and stderr, or -1 */
+};
+struct oxi_child_cfg {
+	const char *wsdir;	/* the workspace, its directory */
+	int net;		/* network allowed */
+	jv env;			/* {"NAME":"value"} added to the scrubbed
+				 * environment, or null; borrowed */
+};
+/* starts argv (searched in PATH) in the sandbox: 0, or -1 with a
+ * one-line reason in why */
+int oxi_child_start(struct oxi_child *, char *const argv[],
+    const struct oxi_child_cfg *, char *why, size_t len);
+/* closes our ends, gives it ms to exit, kills its process group and
+ * reaps it: its exit code (oxi_wait_code), or -1 */
+int oxi_child_end(struct oxi_child *, long ms);
+/*
+ * Runs argv to its end with input on its stdin, keeping the first keep
+ * bytes of its stdout in out (*total counts them all) and the start of
+ * its stderr in err.  Returns its exit code; -1 (not started, reason in
+ * why) or -2 (killed: timed out after ms, or too much output).
+ */
+int oxi_child_run(const struct oxi_child_cfg *, char *const argv[],
+    const char *input, size_t inlen, long ms, size_t keep,
+    struct oxi_buf *out, size_t *total, struct oxi_buf *err, char *why,
+    size_t len);
 
 /* mcp.c: MCP servers over stdio, their tools named server__tool */
 /*
@@ -773,5 +854,206 @@ void oxi_mcp_stop(void);
  */
 int oxi_mcp_serve(const struct oxi_tool_ctx *, int in, int out,
     size_t maxline);
+
+/*
+ * sandbox.c: commands run confined, for the shell tool, plugins and MCP
+ * servers.  The mechanism is chosen once per process: bubblewrap when
+ * a probe of it works, else Landlock + seccomp + whatever namespaces
+ * the kernel grants, else none, and then nothing runs unless unsafe mode
+ * is on (-U or OXI_SANDBOX=unsafe), which runs unconfined with a warning
+ * per call.  $OXI_SANDBOX picks: auto (default), bwrap, landlock, unsafe,
+ * or none-available (a test switch: no mechanism works).  In every mode
+ * the child gets a new session and process group, the rlimits, the
+ * scrubbed environment, stdin/stdout/stderr as asked, no other fd.
+ */
+struct oxi_sbx {
+	const char *workspace;	/* absolute, bound read-write, or NULL */
+	const char *cwd;	/* absolute start directory; NULL: workspace */
+	int net;		/* 1: the network is granted */
+	long cpu_s;		/* RLIMIT_CPU seconds; 0: 60, -1: none */
+	long mem_mb;		/* RLIMIT_AS MiB; 0: 512, -1: none */
+	long nproc;		/* processes inside; 0: 64, -1: none */
+	long nofile;		/* RLIMIT_NOFILE; 0: 32, -1: none */
+	long fsize_mb;		/* RLIMIT_FSIZE MiB; 0: 64, -1: none */
+	long timeout_ms;	/* wall clock of oxi_sbx_run; 0: 30 s */
+	const char *const *env;	/* extra "NAME=value", NULL-terminated */
+	const char *const *ro;	/* extra read-only paths (plugin dirs) */
+};
+#define OXI_SBX_INIT	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, NULL }
+struct oxi_sbx_res {
+	int code;		/* exit code as oxi_wait_code; 137 if killed */
+	int timed_out;		/* killed by the wall clock */
+	size_t total;		/* output bytes made; out holds cap at most */
+};
+extern int oxi_sbx_unsafe;	/* -U: run unconfined when nothing works */
+/* "bwrap", "landlock", "unsafe" (none, unsafe mode on) or "none" */
+const char *oxi_sbx_mechanism(void);
+/*
+ * Starts argv (argv[0] absolute, or looked up in the sandbox's PATH
+ * /usr/local/bin:/usr/bin:/bin) in the sandbox.  Each of in, out, err
+ * gets our end of a new pipe (close-on-exec) to the child's stdin,
+ * stdout, stderr; NULL gives /dev/null, except err NULL keeps our stderr,
+ * and err == out sends stderr into the stdout pipe.  The child leads its
+ * own process group.  Returns its pid, or -1 with a one-line reason in
+ * why (no mechanism works and unsafe mode is off, fork failed, ...).
+ * The timeout of sbx is not enforced here: oxi_sbx_kill the child.
+ */
+pid_t oxi_sbx_spawn(const struct oxi_sbx *, char *const argv[], int *in,
+    int *out, int *err, char *why, size_t n);
+/* waits for a child of oxi_sbx_spawn; its exit code, or -1 */
+int oxi_sbx_wait(pid_t);
+/* SIGKILL to the child and everything it started, waits until none is
+ * left, reaps it: its exit code (137), or -1 */
+int oxi_sbx_kill(pid_t);
+/* the caller reaped pid itself (waitpid): frees what the library kept */
+void oxi_sbx_reaped(pid_t);
+/*
+ * Runs argv to completion with in[0..inlen) on its stdin (NULL: none),
+ * stdout and stderr together into out (appended, at most cap bytes; the
+ * rest is read and counted in res->total), killed with everything it
+ * started after sbx->timeout_ms.  0 with res filled, or -1 with a
+ * reason in why if it could not start.
+ */
+int oxi_sbx_run(const struct oxi_sbx *, char *const argv[], const char *in,
+    size_t inlen, struct oxi_buf *out, size_t cap, struct oxi_sbx_res *res,
+    char *why, size_t n);
+
+/* ssrf.c: URLs, the address policy of the web tools, guarded HTTP */
+struct sockaddr;
+struct sockaddr_storage;
+struct oxi_url {
+	char scheme[8];		/* "http" or "https" */
+	char host[256];		/* lower case, no trailing dot; an address
+				 * literal in canonical form, IPv6 bare */
+	int port;		/* given, or the scheme's */
+	int literal;		/* 4 or 6 for an address literal, else 0 */
+	char *path;		/* path and query from "/", no fragment */
+	char *url;		/* the canonical URL built from the above */
+	char origin[300];	/* scheme://host[:port] */
+};
+/*
+ * Parses an absolute http or https URL the strict way: no user info
+ * ("http://a@b"), no backslash, percent or non-ASCII byte in the host,
+ * a host that ends in a number must be an IPv4 address in any of the
+ * inet_aton(3) forms (2130706433, 0177.0.0.1, 0x7f.1), which is
+ * normalised to dotted quad.  Spaces and non-ASCII bytes of the path are
+ * percent-encoded, the fragment dropped.  0, or -1 with a reason in why.
+ * Free with oxi_url_free.
+ */
+int oxi_url_parse(struct oxi_url *, const char *s, char *why, size_t len);
+void oxi_url_free(struct oxi_url *);
+/* an IPv4 address in an inet_aton form (1 to 4 parts, each decimal,
+ * octal or hex) in host order: 1, or 0 if s is not one */
+int oxi_ssrf_aton(const char *s, unsigned long *out);
+/*
+ * The policy: 0 if the address is public, else -1 with the kind of
+ * address in why ("a loopback address").  v4 is in host order; v6 is 16
+ * bytes; IPv4-mapped and NAT64 64:ff9b::/96 are judged by the IPv4
+ * address they hold.
+ */
+int oxi_ssrf_v4(unsigned long v4, char *why, size_t len);
+int oxi_ssrf_v6(const unsigned char *v6, char *why, size_t len);
+int oxi_ssrf_addr(const struct sockaddr *, char *why, size_t len);
+/*
+ * The test switch $OXI_SSRF_ALLOW: 1 if address sa with port is listed
+ * there ("127.0.0.1:PORT" entries only), 0 if not, -1 if the variable
+ * holds anything else.
+ */
+int oxi_ssrf_allowed(const struct sockaddr *sa, int port);
+/* the resolver, replaceable by tests: up to max addresses of host into
+ * out (port 0), returning how many, or -1 with a reason in why */
+extern int (*oxi_ssrf_resolve)(const char *host,
+    struct sockaddr_storage *out, int max, char *why, size_t len);
+/*
+ * Resolves u once and checks every address: 0 with the first one (and
+ * u's port) in *pin, the address to connect to, or -1 with why.
+ */
+int oxi_ssrf_pin(const struct oxi_url *, struct sockaddr_storage *pin,
+    char *why, size_t len);
+/* an HTTP request of a tool, made with its own curl handle, blocking */
+struct oxi_web_req {
+	const char *method;	/* NULL: GET, or POST with a body */
+	const char *url;	/* absolute http or https URL */
+	const char *const *headers;	/* "Name: value", NULL-terminated */
+	const char *body;	/* request body, or NULL */
+	size_t bodylen;		/* its length */
+	size_t max;		/* body bytes kept; more cut the transfer */
+	long total_ms;		/* for the request and its redirects */
+	int redirects;		/* how many to follow, each checked again */
+	int guard;		/* apply the address policy and pin */
+};
+struct oxi_web_res {
+	long status;		/* HTTP status of the last reply */
+	struct oxi_buf url;	/* the URL that gave the last reply */
+	struct oxi_buf origin;	/* its origin, scheme://host[:port] */
+	struct oxi_buf head;	/* its headers, "Name: value\n" each */
+	struct oxi_buf ctype;	/* its Content-Type, or empty */
+	struct oxi_buf body;	/* its body, max bytes at most */
+	int cut;		/* the body went over max and was cut */
+	int redirected;		/* redirects followed */
+	char err[256];		/* one line, on failure */
+};
+/*
+ * Makes the request: redirects (301, 302, 303, 307, 308) are followed
+ * by hand, each target parsed and (guard) resolved, checked and pinned
+ * again; caller headers are dropped when the origin changes.  No proxy
+ * from the environment is used.  0 with any reply in res, or -1 with
+ * res->err (a refused address, a timeout, a network error).  Free res
+ * with oxi_web_res_free, whatever the outcome.
+ */
+int oxi_web_request(const struct oxi_web_req *, struct oxi_web_res *);
+void oxi_web_res_free(struct oxi_web_res *);
+
+/* html.c: HTML as readable text */
+/*
+ * Appends the text of an HTML document to out: script, style, nav,
+ * header, footer, aside, form and other non-content elements dropped,
+ * headings as "#" lines, paragraphs and blocks separated by blank lines,
+ * list items as "- " or "N. ", table cells separated by " | ", pre
+ * blocks kept as they are, entities decoded, white space collapsed,
+ * links as "text [N]" followed by a "Links:" list of their URLs,
+ * resolved against base (may be NULL).  Invalid UTF-8 becomes U+FFFD.
+ * *title (may be NULL) gets a copy of the title (free it), or NULL.
+ */
+void oxi_html_text(const char *html, size_t len, const char *base,
+    struct oxi_buf *out, char **title);
+/* appends s with character references decoded (&amp; &#233; &#x1F600;) */
+void oxi_html_unescape(struct oxi_buf *out, const char *s, size_t len);
+
+/* toolmw.c: what every tool call goes through */
+enum {
+	OXI_TOOL_SETUP = 4	/* listed only when configured (oxi_tool_ready) */
+};
+/*
+ * Runs tool name with args (consumed) through the middleware: a deadline
+ * (oxi_tool_timeout) with a watchdog, the cache for OXI_TOOL_CACHE tools,
+ * the cap of ctx->maxout on every result, and with -v one info line
+ * "call 'ID' NAME ok|error MS ms BYTES bytes [cached]".  id may be NULL.
+ * Returns as oxi_tool_run, which calls it with a NULL id.
+ */
+int oxi_tool_call(const struct oxi_tool_ctx *, const char *id,
+    const char *name, jv args, struct oxi_buf *out, const char **taint);
+/* runs a tool without the middleware (tool.c) */
+int oxi_tool_dispatch(const struct oxi_tool_ctx *, const char *name,
+    jv args, struct oxi_buf *out, const char **taint);
+/* the time limit of tool name in ms: $OXI_TOOL_TIMEOUT or its default */
+long oxi_tool_timeout(const char *name);
+/* ms left for the call running now, at least 1; dflt outside a call */
+long oxi_tool_left(long dflt);
+/* 1 once the call running now is past its deadline */
+int oxi_tool_expired(void);
+/* a tool that knows its taint only when it runs ("web:https://a.org")
+ * sets it here; NULL clears it.  The copy lives until the next call. */
+void oxi_tool_settaint(const char *);
+/* the taint set by the running tool, or dflt */
+const char *oxi_tool_gettaint(const char *dflt);
+/* 1 if t is on and, for OXI_TOOL_SETUP tools, configured */
+int oxi_tool_ready(const struct oxi_tool *);
+/* empties the result cache */
+void oxi_tool_cache_clear(void);
+
+/* tool_web.c: the web tools */
+/* the search backend configured: "brave", "searxng", "tavily", or NULL */
+const char *oxi_websearch_backend(void);
 
 #endif

@@ -1,0 +1,320 @@
+/*
+ * llm_reply.c - a model's reply as it is assembled, shared by the dialects
+ *
+ * A dialect's reader parses its wire format and tells the reply what
+ * came: text (passed on at once to the text callback), tool calls (id,
+ * name, and the arguments as a JSON text, in pieces), thinking blocks,
+ * token counts, the stop reason, the terminal event, or a failure.
+ * oxi_llm_reply_result() then makes the {"message","stop","usage"} of an
+ * llm.response, or the error: a reply without its terminal event is
+ * "truncated", never a short success.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oxi.h"
+
+void
+oxi_llm_reply_init(struct oxi_llm_reply *r, oxi_llm_text_fn text, void *arg)
+{
+	memset(r, 0, sizeof *r);
+	r->thinking = jv_array();
+	r->delta = text;
+	r->arg = arg;
+}
+
+void
+oxi_llm_reply_free(struct oxi_llm_reply *r)
+{
+	size_t i;
+
+	oxi_buf_free(&r->text);
+	oxi_buf_free(&r->err);
+	for (i = 0; i < r->ncalls; i++) {
+		oxi_buf_free(&r->calls[i].id);
+		oxi_buf_free(&r->calls[i].name);
+		oxi_buf_free(&r->calls[i].args);
+		jv_free(r->calls[i].extra);
+	}
+	free(r->calls);
+	jv_free(r->thinking);
+	memset(r, 0, sizeof *r);
+}
+
+void
+oxi_llm_reply_text(struct oxi_llm_reply *r, const char *s, size_t n)
+{
+	if (n == 0 || r->failed)
+		return;
+	oxi_buf_cat(&r->text, s, n);
+	if (r->delta)
+		r->delta(r->arg, s, n);
+}
+
+struct oxi_llm_call *
+oxi_llm_reply_call(struct oxi_llm_reply *r, long index)
+{
+	struct oxi_llm_call *c;
+
+	if (r->ncalls == r->capcalls) {
+		r->capcalls = r->capcalls ? r->capcalls * 2 : 4;
+		r->calls = xrealloc(r->calls, r->capcalls * sizeof *r->calls);
+	}
+	c = &r->calls[r->ncalls++];
+	memset(c, 0, sizeof *c);
+	c->index = index;
+	c->extra = jv_null();
+	return c;
+}
+
+struct oxi_llm_call *
+oxi_llm_reply_find(struct oxi_llm_reply *r, long index)
+{
+	size_t i;
+
+	for (i = r->ncalls; i > 0; i--)
+		if (r->calls[i - 1].index == index)
+			return &r->calls[i - 1];
+	return NULL;
+}
+
+void
+oxi_llm_reply_fail(struct oxi_llm_reply *r, const char *code, int retry,
+    const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	if (r->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	r->failed = 1;
+	r->code = code;
+	r->retry = retry;
+	oxi_buf_reset(&r->err);
+	oxi_buf_cats(&r->err, buf);
+}
+
+static int
+has(jv v, const char *word)
+{
+	return jv_get_kind(v) == JV_KIND_STRING &&
+	    strstr(jv_string_value(v), word) != NULL;
+}
+
+static jv
+field(jv obj, const char *key)
+{
+	if (jv_get_kind(obj) != JV_KIND_OBJECT)
+		return jv_invalid();
+	return jv_object_get(jv_copy(obj), jv_string(key));
+}
+
+void
+oxi_llm_reply_perror(struct oxi_llm_reply *r, jv e)
+{
+	jv msg, type, code, status;
+	const char *c = "provider";
+	int retry = 0, k;
+
+	if (jv_get_kind(e) == JV_KIND_STRING) {
+		msg = jv_copy(e);
+		type = code = status = jv_invalid();
+	} else {
+		msg = field(e, "message");
+		type = field(e, "type");
+		code = field(e, "code");
+		status = field(e, "status");
+	}
+	for (k = 0; k < 3; k++) {
+		jv v = k == 0 ? type : k == 1 ? code : status;
+
+		if (has(v, "rate_limit") || has(v, "RESOURCE_EXHAUSTED")) {
+			c = "rate_limit";
+			retry = 1;
+			break;
+		}
+		if (has(v, "overloaded") || has(v, "server_error") ||
+		    has(v, "api_error") || has(v, "timeout") ||
+		    has(v, "unavailable") || has(v, "UNAVAILABLE") ||
+		    has(v, "INTERNAL") || has(v, "DEADLINE_EXCEEDED") ||
+		    has(v, "CANCELLED")) {
+			c = "server";
+			retry = 1;
+			break;
+		}
+		if (has(v, "authentication") || has(v, "permission") ||
+		    has(v, "invalid_api_key") || has(v, "UNAUTHENTICATED") ||
+		    has(v, "PERMISSION_DENIED")) {
+			c = "auth";
+			break;
+		}
+	}
+	if (jv_get_kind(code) == JV_KIND_NUMBER && !retry &&
+	    (oxi_http_temp((long)jv_number_value(code)) ||
+	    jv_number_value(code) == 499)) {
+		c = jv_number_value(code) == 429 ? "rate_limit" : "server";
+		retry = 1;
+	}
+	if (jv_get_kind(msg) == JV_KIND_STRING)
+		oxi_llm_reply_fail(r, c, retry, "%s", jv_string_value(msg));
+	else if (jv_get_kind(type) == JV_KIND_STRING)
+		oxi_llm_reply_fail(r, c, retry, "%s", jv_string_value(type));
+	else
+		oxi_llm_reply_fail(r, c, retry, "the provider reported an"
+		    " error");
+	jv_free(msg);
+	jv_free(type);
+	jv_free(code);
+	jv_free(status);
+	jv_free(e);
+}
+
+void
+oxi_llm_reply_think(struct oxi_llm_reply *r, const char *dialect, jv block)
+{
+	if (jv_get_kind(block) != JV_KIND_OBJECT) {
+		jv_free(block);
+		return;
+	}
+	block = jv_object_set(block, jv_string("dialect"),
+	    jv_string(dialect));
+	r->thinking = jv_array_append(r->thinking, block);
+}
+
+/* the tool calls with parsed arguments; invalid (and r failed) on a bad
+ * one */
+static jv
+calls(struct oxi_llm_reply *r)
+{
+	jv out = jv_array(), args, c, k, v;
+	char id[OXI_ID_LEN + 6];
+	struct oxi_llm_call *p;
+	size_t i;
+	int j, n;
+
+	for (i = 0; i < r->ncalls; i++) {
+		p = &r->calls[i];
+		args = p->args.len > 0 ? jv_parse_sized(p->args.s,
+		    (int)p->args.len) : jv_object();
+		if (jv_get_kind(args) != JV_KIND_OBJECT) {
+			jv_free(args);
+			jv_free(out);
+			oxi_llm_reply_fail(r, "bad_tool_args", 0, "tool call"
+			    " %zu (%.60s): arguments are not a JSON object%s",
+			    i + 1, p->name.len ? p->name.s : "no name",
+			    r->stop && strcmp(r->stop, "length") == 0 ?
+			    " (reply cut at the token limit)" : "");
+			return jv_invalid();
+		}
+		if (p->name.len == 0) {
+			jv_free(args);
+			jv_free(out);
+			oxi_llm_reply_fail(r, "bad_tool_args", 0, "tool call"
+			    " %zu has no name", i + 1);
+			return jv_invalid();
+		}
+		if (p->id.len == 0) {
+			memcpy(id, "call_", 5);
+			oxi_id_new(id + 5);
+			oxi_buf_cats(&p->id, id);
+		}
+		c = jv_object_set(jv_object(), jv_string("id"),
+		    jv_string(p->id.s));
+		c = jv_object_set(c, jv_string("name"), jv_string(p->name.s));
+		c = jv_object_set(c, jv_string("args"), args);
+		if (jv_get_kind(p->extra) == JV_KIND_OBJECT) {
+			k = jv_keys(jv_copy(p->extra));
+			n = jv_array_length(jv_copy(k));
+			for (j = 0; j < n; j++) {
+				v = jv_array_get(jv_copy(k), j);
+				c = jv_object_set(c, jv_copy(v), jv_object_get(
+				    jv_copy(p->extra), v));
+			}
+			jv_free(k);
+		}
+		out = jv_array_append(out, c);
+	}
+	return out;
+}
+
+jv
+oxi_llm_reply_usage(const struct oxi_llm_reply *r)
+{
+	jv u = jv_object();
+
+	u = jv_object_set(u, jv_string("input"), jv_number(r->input));
+	u = jv_object_set(u, jv_string("output"), jv_number(r->output));
+	u = jv_object_set(u, jv_string("cache_read"),
+	    jv_number(r->cache_read));
+	u = jv_object_set(u, jv_string("cache_write"),
+	    jv_number(r->cache_write));
+	return jv_object_set(u, jv_string("reasoning"),
+	    jv_number(r->reasoning));
+}
+
+jv
+oxi_llm_reply_result(struct oxi_llm_reply *r, const char **code, int *retry)
+{
+	jv tc, msg, res;
+	const char *stop;
+
+	if (!r->failed && !r->ended)
+		oxi_llm_reply_fail(r, "truncated", 1, "the reply stream ended"
+		    " early");
+	tc = r->failed ? jv_invalid() : calls(r);
+	if (r->failed) {
+		jv_free(tc);
+		*code = r->code;
+		*retry = r->retry;
+		return jv_invalid_with_msg(jv_string_sized(r->err.s ?
+		    r->err.s : "", (int)r->err.len));
+	}
+	stop = r->stop ? r->stop : "end";
+	if (strcmp(stop, "end") == 0 && r->ncalls > 0)
+		stop = "tool_use";
+	msg = jv_object_set(jv_object(), jv_string("role"),
+	    jv_string("assistant"));
+	msg = jv_object_set(msg, jv_string("content"), r->text.len > 0 ||
+	    r->ncalls == 0 ? jv_string_sized(r->text.s ? r->text.s : "",
+	    (int)r->text.len) : jv_null());
+	msg = jv_object_set(msg, jv_string("tool_calls"), tc);
+	if (jv_array_length(jv_copy(r->thinking)) > 0)
+		msg = jv_object_set(msg, jv_string("thinking"),
+		    jv_copy(r->thinking));
+	res = jv_object_set(jv_object(), jv_string("message"), msg);
+	res = jv_object_set(res, jv_string("stop"), jv_string(stop));
+	res = jv_object_set(res, jv_string("usage"), oxi_llm_reply_usage(r));
+	*code = NULL;
+	*retry = 0;
+	return res;
+}
+
+jv
+oxi_llm_thinking(jv msg, const char *dialect)
+{
+	jv th = field(msg, "thinking"), out = jv_array(), b, d;
+	int i, n;
+
+	if (jv_get_kind(th) != JV_KIND_ARRAY) {
+		jv_free(th);
+		return out;
+	}
+	n = jv_array_length(jv_copy(th));
+	for (i = 0; i < n; i++) {
+		b = jv_array_get(jv_copy(th), i);
+		d = field(b, "dialect");
+		if (jv_get_kind(d) == JV_KIND_STRING &&
+		    strcmp(jv_string_value(d), dialect) == 0)
+			out = jv_array_append(out, jv_object_delete(b,
+			    jv_string("dialect")));
+		else
+			jv_free(b);
+		jv_free(d);
+	}
+	jv_free(th);
+	return out;
+}
