@@ -614,7 +614,8 @@ struct oxi_llm_dialect {
 };
 /* the dialects: llm_openai.c (Chat Completions), llm_anthropic.c,
  * llm_gemini.c, llm_ollama.c, llm_responses.c */
-extern const struct oxi_llm_dialect oxi_dialect_openai, oxi_dialect_anthropic;
+extern const struct oxi_llm_dialect oxi_dialect_openai, oxi_dialect_anthropic,
+    oxi_dialect_gemini, oxi_dialect_ollama, oxi_dialect_responses;
 
 struct oxi_llm_provider {
 	const char *name;	/* prefix of model names: "openai" */
@@ -734,6 +735,26 @@ jv oxi_llm_reply_result(struct oxi_llm_reply *, const char **code,
     int *retry);
 /* the thinking blocks of message msg (borrowed) for dialect, untagged */
 jv oxi_llm_thinking(jv msg, const char *dialect);
+
+/*
+ * llm_ptools.c: prompt-guided tools, for models without native tool
+ * calling.  The request is rewritten: the tools are described in the
+ * system prompt with the instruction to answer with
+ * <tool_call>{"name":…,"arguments":{…}}</tool_call> blocks, earlier calls
+ * become such blocks in assistant text, and tool results user text.  The
+ * reader wraps the dialect's own: the blocks are cut out of the text
+ * (text that may start one is held back until it is known) and become
+ * tool calls.
+ */
+struct oxi_ptools;
+/* the rewritten request (req borrowed), or an invalid jv with a message */
+jv oxi_ptools_request(jv req);
+struct oxi_ptools *oxi_ptools_new(const struct oxi_llm_dialect *,
+    oxi_llm_text_fn, void *arg);
+int oxi_ptools_feed(struct oxi_ptools *, const char *, size_t);
+jv oxi_ptools_result(struct oxi_ptools *, const char **code, int *retry);
+int oxi_ptools_complete(const struct oxi_ptools *);
+void oxi_ptools_free(struct oxi_ptools *);
 
 /* channel/: chat platforms; oxi-recv and oxi-send run one by name */
 struct oxi_chan_opts {
@@ -1055,5 +1076,144 @@ void oxi_tool_cache_clear(void);
 /* tool_web.c: the web tools */
 /* the search backend configured: "brave", "searxng", "tavily", or NULL */
 const char *oxi_websearch_backend(void);
+
+/*
+ * llm_ctl.c: staying up around oxi_llm_start and oxi_embed_start:
+ * retries with backoff, circuit breakers per provider, failover chains
+ * ("anthropic/x,openai/y"), usage and cost on every answer, budgets, and
+ * record and replay.  See oxi-llm(1).
+ */
+struct oxi_breaker {
+	int state;		/* OXI_BRK_CLOSED, _OPEN or _HALF */
+	int fails;		/* failures in a row */
+	int probing;		/* half-open: the probe is in flight */
+	long long until;	/* open: monotonic ms when a probe may go */
+};
+enum { OXI_BRK_CLOSED, OXI_BRK_OPEN, OXI_BRK_HALF };
+/* 0: refuse (open, or a probe in flight); 1: go; 2: go as the probe */
+int oxi_breaker_allow(struct oxi_breaker *, long long now);
+/* notes an outcome: ok closes; a failure counts, and opens it for cool
+ * ms at max failures in a row or when the probe failed (max 0: never) */
+void oxi_breaker_note(struct oxi_breaker *, int ok, int max, long cool,
+    long long now);
+/* ms to wait before retry n (1 for the first): base doubled n-1 times,
+ * at most cap, jittered by rnd within its upper half; never less than
+ * retry_after ms (< 0: none) */
+long oxi_llm_backoff(int n, long base, long cap, long retry_after,
+    unsigned long rnd);
+/* splits a chain "a/x, b/y" at commas, blanks trimmed and empty parts
+ * dropped: the count, and a NULL-ended array in *out */
+int oxi_llm_chain(const char *, char ***out);
+void oxi_llm_chain_free(char **, int n);
+
+struct oxi_llmctl;
+struct oxi_llmctl_cfg {
+	const char *model;	/* default model or chain, or NULL */
+	long connect_ms;	/* timeouts, 0 for http.c's defaults */
+	long idle_ms;
+	long total_ms;
+	int retries;		/* retries per model after the first try */
+	long base_ms;		/* first backoff */
+	long cap_ms;		/* longest backoff (Retry-After may be more) */
+	long window_ms;		/* no wait ends later than this after the
+				 * call started */
+	int brk_max;		/* failures in a row that open a breaker;
+				 * 0: no breakers */
+	long brk_ms;		/* how long it stays open */
+	double budget[3];	/* USD caps per UTC day, UTC month and
+				 * session; < 0: none */
+	const char *ledger;	/* spend database; NULL: $OXI_HOME/llm.db */
+	const char *record;	/* file to append exchanges to, or NULL */
+	const char *replay;	/* file to answer from, or NULL */
+	oxi_llm_delta_fn delta;	/* may be NULL */
+	oxi_llm_done_fn done;	/* required */
+	void *arg;		/* for both */
+};
+/* the defaults: 2 retries, 0.5 s, 8 s, 60 s, breakers at 5 for 30 s */
+void oxi_llmctl_defaults(struct oxi_llmctl_cfg *);
+/* loads prices, the replay file, opens the recording: NULL with why */
+struct oxi_llmctl *oxi_llmctl_new(struct oxi_http_loop *,
+    const struct oxi_llmctl_cfg *, char *why, size_t len);
+void oxi_llmctl_free(struct oxi_llmctl *);
+/*
+ * Starts an llm.request or embed.request (borrowed) as oxi_llm_start
+ * does: OXI_LLM_STARTED (done will be called once, perhaps already
+ * called for a replayed answer), or OXI_LLM_BAD / OXI_LLM_FAIL with an
+ * error record in *err ("budget", "replay_miss", "circuit_open", ...).
+ */
+int oxi_llmctl_start(struct oxi_llmctl *, jv rec, jv *err);
+/* calls in flight or waiting for a retry */
+int oxi_llmctl_running(const struct oxi_llmctl *);
+/* ms until a retry is due (a poll timeout), or -1 */
+int oxi_llmctl_timeout(const struct oxi_llmctl *);
+/* starts the retries that are due; call after each oxi_http_poll */
+void oxi_llmctl_tick(struct oxi_llmctl *);
+/* SIGTERM: no more attempts; calls waiting end with their last error */
+void oxi_llmctl_drain(struct oxi_llmctl *);
+/* opens a connection to the base URL of each model of the chain (GET
+ * .../models); the number of warm-up transfers running */
+int oxi_llmctl_warm(struct oxi_llmctl *, const char *models);
+int oxi_llmctl_warming(const struct oxi_llmctl *);
+const struct oxi_prices *oxi_llmctl_prices(const struct oxi_llmctl *);
+
+/* llm_cost.c: prices of models, and the spend ledger */
+struct oxi_price {
+	double input;		/* USD per million input tokens */
+	double output;		/* per million output tokens */
+	double cache_read;	/* per million tokens read from a cache */
+	double cache_write;	/* per million tokens written to a cache */
+};
+struct oxi_prices;
+/* the data directory: $OXI_SHARE_DIR, else ../share/oxi beside the
+ * executable if it exists, else OXI_SHAREDIR; a static string */
+const char *oxi_share_dir(void);
+/* $OXI_PRICES, else the shipped prices.json with the configuration
+ * directory's prices.json over it; NULL with why for a bad file */
+struct oxi_prices *oxi_prices_load(char *why, size_t len);
+struct oxi_prices *oxi_prices_new(void);
+/* adds the entries of a JSON text, replacing those of the same key */
+int oxi_prices_add(struct oxi_prices *, const char *text, size_t len,
+    char *why, size_t wlen);
+/* the entry of model: its own, else the longest glob matching it */
+const struct oxi_price *oxi_prices_find(const struct oxi_prices *,
+    const char *model);
+/* key i of the table, or NULL past the end */
+const char *oxi_prices_key(const struct oxi_prices *, size_t i);
+/* the cost in USD of usage (consumed) for model, or null if unpriced;
+ * "input" counts cache reads and writes, priced apart */
+jv oxi_prices_cost(const struct oxi_prices *, const char *model, jv usage);
+void oxi_prices_free(struct oxi_prices *);
+struct oxi_ledger;
+struct oxi_ledger *oxi_ledger_open(const char *path, const char **err);
+/* books an answer's usage (consumed) and cost: 0, or -1 with *err */
+int oxi_ledger_add(struct oxi_ledger *, const char *session,
+    const char *id, const char *model, jv usage, double cost,
+    const char **err);
+/* USD spent this UTC day, this UTC month, and in session (0 if NULL) */
+int oxi_ledger_spent(struct oxi_ledger *, const char *session,
+    double out[3], const char **err);
+void oxi_ledger_close(struct oxi_ledger *);
+
+/* llm_replay.c: recorded answers (oxi-llm --record) played back */
+#define OXI_REPLAY_KEYLEN	16
+struct oxi_replay;
+/* the key of a request: a hash of its type, model, messages, tools and
+ * input, with sorted keys; hex in out */
+void oxi_replay_key(jv req, const char *model,
+    char out[OXI_REPLAY_KEYLEN + 1]);
+struct oxi_replay *oxi_replay_load(const char *path, char *why,
+    size_t len);
+/* answers recorded */
+size_t oxi_replay_count(const struct oxi_replay *);
+/* the records answering the next request with this key (deltas, then
+ * the final record), or an invalid jv */
+jv oxi_replay_find(struct oxi_replay *, const char *key);
+void oxi_replay_free(struct oxi_replay *);
+
+/* embed.c: embed.request records, as oxi_llm_start does llm.request */
+/* 0, or -1 with a static reason */
+int oxi_embed_check(jv rec, const char **why);
+int oxi_embed_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
+    jv rec, jv *err);
 
 #endif
