@@ -1,0 +1,435 @@
+/*
+ * embed.c - embed.request records in flight
+ *
+ * {"type":"embed.request","id","model":"provider/model","input":[...]}
+ * becomes one HTTP request to the provider's embedding endpoint, chosen
+ * by its dialect: Gemini's models/M:batchEmbedContents, Ollama's native
+ * /api/embed, else the OpenAI-compatible /embeddings.  It ends in one
+ * callback, as oxi_llm_start does: an embed.response
+ * {"id","model","vectors":[[...],...],"usage":{"input":N}} (input null
+ * when the provider does not count), or an error record.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "oxi.h"
+
+#define EMBED_MAXIN	2048		/* texts in one request */
+#define EMBED_MAXHDRS	48
+
+enum { K_OPENAI, K_GEMINI, K_OLLAMA };
+
+struct ejob {
+	char *id;			/* request id */
+	char *model;			/* "provider/model" */
+	char *key;			/* API key, to mask, or NULL */
+	const char *prov;		/* provider name */
+	int kind;			/* K_* */
+	int n;				/* texts sent */
+	struct oxi_buf body;		/* the reply */
+	const struct oxi_llm_cfg *cfg;	/* callbacks */
+};
+
+static jv
+eerr(struct ejob *j, const char *code, const char *msg, size_t len,
+    int retry, long retry_after)
+{
+	struct oxi_buf b = OXI_BUF_INIT, m = OXI_BUF_INIT;
+	jv r;
+
+	oxi_llm_scrub(&m, msg, len, j->key);
+	oxi_buf_printf(&b, "%s: %s", j->prov, m.s ? m.s : "");
+	r = oxi_msg_error(j->id, code, b.s, retry);
+	if (retry_after >= 0)
+		r = jv_object_set(r, jv_string("retry_after"),
+		    jv_number(retry_after));
+	r = jv_object_set(r, jv_string("model"), jv_string(j->model));
+	oxi_buf_free(&b);
+	oxi_buf_free(&m);
+	return r;
+}
+
+static const char *
+statuscode(long status)
+{
+	if (status == 401 || status == 403)
+		return "auth";
+	if (status == 429)
+		return "rate_limit";
+	if (status == 408)
+		return "timeout";
+	if (status >= 500)
+		return "server";
+	return "bad_request";
+}
+
+static jv
+httperr(struct ejob *j, struct oxi_http_res *res)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	const char *code;
+	jv m, r;
+
+	switch (res->kind) {
+	case OXI_HTTP_STATUS:
+		code = statuscode(res->status);
+		m = oxi_openai_errmsg(res->body.s, res->body.len);
+		if (jv_is_valid(m))
+			oxi_buf_printf(&b, "HTTP %ld: %s", res->status,
+			    jv_string_value(m));
+		else
+			oxi_buf_printf(&b, "HTTP %ld", res->status);
+		jv_free(m);
+		break;
+	case OXI_HTTP_TIMEOUT: code = "timeout"; break;
+	case OXI_HTTP_CUT: code = "truncated"; break;
+	case OXI_HTTP_BIG: code = "too_large"; break;
+	case OXI_HTTP_CONFIG: code = "config"; break;
+	default: code = "network"; break;
+	}
+	if (b.len == 0)
+		oxi_buf_cats(&b, res->err);
+	r = eerr(j, code, b.s, b.len, res->temp, res->retry_after);
+	oxi_buf_free(&b);
+	return r;
+}
+
+static jv
+get(jv o, const char *k)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT)
+		return jv_invalid();
+	return jv_object_get(jv_copy(o), jv_string(k));
+}
+
+/* 1 if v is a non-empty array of numbers */
+static int
+isvec(jv v)
+{
+	int i, n;
+
+	if (jv_get_kind(v) != JV_KIND_ARRAY ||
+	    (n = jv_array_length(jv_copy(v))) == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		jv x = jv_array_get(jv_copy(v), i);
+		int ok = jv_get_kind(x) == JV_KIND_NUMBER;
+
+		jv_free(x);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* the vectors and the token count of a reply, or an invalid jv */
+static jv
+parse(struct ejob *j, jv *tokens)
+{
+	jv r, list, out = jv_array(), v, e, idx;
+	int i, n, k;
+
+	*tokens = jv_null();
+	r = jv_parse_sized(j->body.s ? j->body.s : "", (int)j->body.len);
+	if (jv_get_kind(r) != JV_KIND_OBJECT) {
+		jv_free(r);
+		jv_free(out);
+		return jv_invalid_with_msg(jv_string("the reply is not a"
+		    " JSON object"));
+	}
+	list = get(r, j->kind == K_OPENAI ? "data" : "embeddings");
+	if (jv_get_kind(list) != JV_KIND_ARRAY ||
+	    (n = jv_array_length(jv_copy(list))) != j->n) {
+		jv_free(list);
+		jv_free(r);
+		jv_free(out);
+		return jv_invalid_with_msg(jv_string_fmt("the reply does not"
+		    " hold %d vector%s", j->n, j->n == 1 ? "" : "s"));
+	}
+	for (i = 0; i < n; i++)
+		out = jv_array_append(out, jv_null());
+	for (i = 0; i < n; i++) {
+		e = jv_array_get(jv_copy(list), i);
+		k = i;
+		if (j->kind == K_OPENAI) {
+			idx = get(e, "index");
+			if (jv_get_kind(idx) == JV_KIND_NUMBER)
+				k = (int)jv_number_value(idx);
+			jv_free(idx);
+			v = get(e, "embedding");
+		} else if (j->kind == K_GEMINI)
+			v = get(e, "values");
+		else
+			v = jv_copy(e);
+		jv_free(e);
+		if (k < 0 || k >= n || !isvec(v)) {
+			jv_free(v);
+			jv_free(list);
+			jv_free(r);
+			jv_free(out);
+			return jv_invalid_with_msg(jv_string_fmt("vector %d of"
+			    " the reply is not an array of numbers", i));
+		}
+		out = jv_array_set(out, k, v);
+	}
+	jv_free(list);
+	if (j->kind == K_OPENAI) {
+		e = get(r, "usage");
+		v = get(e, "prompt_tokens");
+		jv_free(e);
+	} else if (j->kind == K_OLLAMA)
+		v = get(r, "prompt_eval_count");
+	else
+		v = jv_invalid();
+	if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		jv_free(*tokens);
+		*tokens = v;
+	} else
+		jv_free(v);
+	jv_free(r);
+	for (i = 0; i < n; i++) {
+		v = jv_array_get(jv_copy(out), i);
+		k = jv_get_kind(v) == JV_KIND_NULL;
+		jv_free(v);
+		if (k) {
+			jv_free(out);
+			return jv_invalid_with_msg(jv_string("the reply gives"
+			    " one vector twice"));
+		}
+	}
+	return out;
+}
+
+static int
+ondata(void *arg, const char *p, size_t n)
+{
+	struct ejob *j = arg;
+
+	oxi_buf_cat(&j->body, p, n);
+	return 0;
+}
+
+static void
+jfree(struct ejob *j)
+{
+	if (j->key) {
+		oxi_secrets_wipe(j->key, strlen(j->key));
+		free(j->key);
+	}
+	oxi_buf_free(&j->body);
+	free(j->id);
+	free(j->model);
+	free(j);
+}
+
+static void
+ondone(void *arg, struct oxi_http_res *res)
+{
+	struct ejob *j = arg;
+	jv rec, vecs, tokens, m;
+
+	if (res->kind == OXI_HTTP_OK) {
+		vecs = parse(j, &tokens);
+		if (jv_is_valid(vecs)) {
+			rec = oxi_msg_new("embed.response");
+			rec = jv_object_set(rec, jv_string("id"),
+			    jv_string(j->id));
+			rec = jv_object_set(rec, jv_string("model"),
+			    jv_string(j->model));
+			rec = jv_object_set(rec, jv_string("vectors"), vecs);
+			rec = jv_object_set(rec, jv_string("usage"),
+			    jv_object_set(jv_object(), jv_string("input"),
+			    tokens));
+			rec = jv_object_set(rec, jv_string("cost_usd"),
+			    jv_null());
+		} else {
+			m = jv_invalid_get_msg(vecs);
+			rec = eerr(j, "bad_reply", jv_string_value(m),
+			    jv_string_length_bytes(jv_copy(m)), 0, -1);
+			jv_free(m);
+			jv_free(tokens);
+		}
+	} else
+		rec = httperr(j, res);
+	j->cfg->done(j->cfg->arg, j->id, rec);
+	jfree(j);
+}
+
+/* the texts of an embed.request: an array of strings, or invalid */
+static jv
+texts(jv rec, const char **why)
+{
+	jv in = get(rec, "input"), s;
+	int i, n;
+
+	if (jv_get_kind(in) == JV_KIND_STRING)
+		return jv_array_append(jv_array(), in);
+	if (jv_get_kind(in) != JV_KIND_ARRAY ||
+	    (n = jv_array_length(jv_copy(in))) == 0 || n > EMBED_MAXIN) {
+		jv_free(in);
+		*why = "embed.request needs \"input\": a string or an array"
+		    " of 1 to 2048 strings";
+		return jv_invalid();
+	}
+	for (i = 0; i < n; i++) {
+		s = jv_array_get(jv_copy(in), i);
+		if (jv_get_kind(s) != JV_KIND_STRING) {
+			jv_free(s);
+			jv_free(in);
+			*why = "embed.request \"input\" must hold strings only";
+			return jv_invalid();
+		}
+		jv_free(s);
+	}
+	return in;
+}
+
+int
+oxi_embed_check(jv rec, const char **why)
+{
+	jv t;
+
+	if (!oxi_msg_peek(rec, "id")) {
+		*why = "embed.request record needs \"id\" (a string)";
+		return -1;
+	}
+	t = get(rec, "model");
+	if (jv_is_valid(t) && jv_get_kind(t) != JV_KIND_STRING &&
+	    jv_get_kind(t) != JV_KIND_NULL) {
+		jv_free(t);
+		*why = "embed.request \"model\" must be a string";
+		return -1;
+	}
+	jv_free(t);
+	t = texts(rec, why);
+	if (!jv_is_valid(t))
+		return -1;
+	jv_free(t);
+	return 0;
+}
+
+static jv
+body(int kind, const char *model, jv in, jv dims)
+{
+	jv b = jv_object(), reqs, r;
+	int i, n;
+
+	if (kind != K_GEMINI) {
+		b = jv_object_set(b, jv_string("model"), jv_string(model));
+		b = jv_object_set(b, jv_string("input"), in);
+		if (jv_get_kind(dims) == JV_KIND_NUMBER && kind == K_OPENAI)
+			b = jv_object_set(b, jv_string("dimensions"), dims);
+		else
+			jv_free(dims);
+		return b;
+	}
+	reqs = jv_array();
+	n = jv_array_length(jv_copy(in));
+	for (i = 0; i < n; i++) {
+		r = jv_object_set(jv_object(), jv_string("model"),
+		    jv_string_fmt("models/%s", model));
+		r = jv_object_set(r, jv_string("content"),
+		    jv_object_set(jv_object(), jv_string("parts"),
+		    jv_array_append(jv_array(), jv_object_set(jv_object(),
+		    jv_string("text"), jv_array_get(jv_copy(in), i)))));
+		if (jv_get_kind(dims) == JV_KIND_NUMBER)
+			r = jv_object_set(r, jv_string("outputDimensionality"),
+			    jv_copy(dims));
+		reqs = jv_array_append(reqs, r);
+	}
+	jv_free(in);
+	jv_free(dims);
+	return jv_object_set(b, jv_string("requests"), reqs);
+}
+
+int
+oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
+    jv rec, jv *err)
+{
+	struct oxi_http_req req;
+	struct oxi_llm_target t;
+	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
+	const struct oxi_llm_dialect *d;
+	const char *id, *model, *why, *hdrs[EMBED_MAXHDRS];
+	char msg[256];
+	struct ejob *j;
+	int nokey, n, i, kind;
+	jv in, b, s;
+
+	id = oxi_msg_peek(rec, "id");
+	if (oxi_embed_check(rec, &why) < 0) {
+		*err = oxi_msg_error(id, "invalid", why, 0);
+		return OXI_LLM_BAD;
+	}
+	if (!(model = oxi_msg_peek(rec, "model")))
+		model = cfg->model;
+	if (!model) {
+		*err = oxi_msg_error(id, "config", "no model: give \"model\""
+		    " in the request, use -m, or set OXI_MODEL", 0);
+		return OXI_LLM_FAIL;
+	}
+	if (oxi_llm_resolve(model, &t, msg, sizeof msg, &nokey) < 0) {
+		*err = oxi_msg_error(id, nokey ? "auth" : "config", msg, 0);
+		return OXI_LLM_FAIL;
+	}
+	d = t.p->dialect;
+	kind = strcmp(d->name, "gemini") == 0 ? K_GEMINI :
+	    strcmp(d->name, "ollama") == 0 ? K_OLLAMA : K_OPENAI;
+	in = texts(rec, &why);
+	j = xcalloc(1, sizeof *j);
+	j->n = jv_array_length(jv_copy(in));
+	b = body(kind, t.model, in, get(rec, "dimensions"));
+	s = jv_dump_string(b, 0);
+	oxi_buf_cat(&url, t.base.s, t.base.len);
+	if (kind == K_GEMINI)
+		oxi_buf_printf(&url, "/models/%s:batchEmbedContents", t.model);
+	else if (kind == K_OLLAMA)
+		oxi_buf_cats(&url, "/api/embed");
+	else
+		oxi_buf_cats(&url, "/embeddings");
+
+	j->id = xstrdup(id);
+	j->model = xstrdup(model);
+	j->key = t.key ? xstrdup(t.key) : NULL;
+	j->prov = t.p->name;
+	j->kind = kind;
+	j->cfg = cfg;
+	n = 0;
+	hdrs[n++] = "Content-Type: application/json";
+	hdrs[n++] = "Accept: application/json";
+	for (i = 0; d->hdrs && d->hdrs[i] && n < 8; i++)
+		hdrs[n++] = d->hdrs[i];
+	if (t.key) {
+		oxi_buf_printf(&auth, d->auth, t.key);
+		hdrs[n++] = auth.s;
+	}
+	for (i = 0; t.hdrs && t.hdrs[i] && n < EMBED_MAXHDRS - 1; i++)
+		hdrs[n++] = t.hdrs[i];
+	hdrs[n] = NULL;
+	memset(&req, 0, sizeof req);
+	req.url = url.s;
+	req.headers = hdrs;
+	req.body = jv_string_value(s);
+	req.bodylen = jv_string_length_bytes(jv_copy(s));
+	req.connect_ms = cfg->connect_ms;
+	req.idle_ms = cfg->idle_ms;
+	req.total_ms = cfg->total_ms;
+	req.data = ondata;
+	req.done = ondone;
+	req.arg = j;
+	oxi_debug("request %s: POST %s (%zu bytes)", id, url.s, req.bodylen);
+	if (oxi_http_start(loop, &req, msg, sizeof msg) < 0) {
+		*err = eerr(j, "network", msg, strlen(msg), 1, -1);
+		jfree(j);
+		n = OXI_LLM_FAIL;
+	} else
+		n = OXI_LLM_STARTED;
+	if (auth.s)
+		oxi_secrets_wipe(auth.s, auth.cap);
+	oxi_buf_free(&auth);
+	oxi_buf_free(&url);
+	oxi_llm_target_free(&t);
+	jv_free(s);
+	return n;
+}
