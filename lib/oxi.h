@@ -614,7 +614,8 @@ struct oxi_llm_dialect {
 };
 /* the dialects: llm_openai.c (Chat Completions), llm_anthropic.c,
  * llm_gemini.c, llm_ollama.c, llm_responses.c */
-extern const struct oxi_llm_dialect oxi_dialect_openai, oxi_dialect_anthropic;
+extern const struct oxi_llm_dialect oxi_dialect_openai, oxi_dialect_anthropic,
+    oxi_dialect_gemini, oxi_dialect_ollama, oxi_dialect_responses;
 
 struct oxi_llm_provider {
 	const char *name;	/* prefix of model names: "openai" */
@@ -734,6 +735,26 @@ jv oxi_llm_reply_result(struct oxi_llm_reply *, const char **code,
     int *retry);
 /* the thinking blocks of message msg (borrowed) for dialect, untagged */
 jv oxi_llm_thinking(jv msg, const char *dialect);
+
+/*
+ * llm_ptools.c: prompt-guided tools, for models without native tool
+ * calling.  The request is rewritten: the tools are described in the
+ * system prompt with the instruction to answer with
+ * <tool_call>{"name":…,"arguments":{…}}</tool_call> blocks, earlier calls
+ * become such blocks in assistant text, and tool results user text.  The
+ * reader wraps the dialect's own: the blocks are cut out of the text
+ * (text that may start one is held back until it is known) and become
+ * tool calls.
+ */
+struct oxi_ptools;
+/* the rewritten request (req borrowed), or an invalid jv with a message */
+jv oxi_ptools_request(jv req);
+struct oxi_ptools *oxi_ptools_new(const struct oxi_llm_dialect *,
+    oxi_llm_text_fn, void *arg);
+int oxi_ptools_feed(struct oxi_ptools *, const char *, size_t);
+jv oxi_ptools_result(struct oxi_ptools *, const char **code, int *retry);
+int oxi_ptools_complete(const struct oxi_ptools *);
+void oxi_ptools_free(struct oxi_ptools *);
 
 /* channel/: chat platforms; oxi-recv and oxi-send run one by name */
 struct oxi_chan_opts {
