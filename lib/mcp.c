@@ -1,0 +1,1045 @@
+/*
+ * mcp.c - MCP servers over stdio, their tools named server__tool
+ *
+ * The configuration, $OXI_MCP_CONFIG or mcp.json in the configuration
+ * directory:
+ *
+ *	{"servers":{"NAME":{"command":"...","args":["..."],
+ *	    "env":{"K":"v"},"sandbox":{"network":false},"timeout_ms":60000,
+ *	    "disabled":false}}}
+ *
+ * ("mcpServers" is read as "servers", as other clients write it.)  Each
+ * server is a child in the sandbox (plugin.c), in the workspace, with a
+ * scrubbed environment plus its "env", speaking newline-delimited
+ * JSON-RPC on its stdin and stdout; its stderr goes to our debug lines.
+ *
+ * The revision is agreed as the 2026-07-28 stdio transport says: first
+ * server/discover with the _meta of 2026-07-28; a DiscoverResult listing
+ * that revision makes the server stateless (every request carries the
+ * _meta, every result a resultType); an UnsupportedProtocolVersion error
+ * (-32022) names the revisions to pick from; any other error, or no
+ * answer in time, means a server of the initialize era: initialize
+ * offering 2025-11-25 (2025-06-18 accepted too), then
+ * notifications/initialized.  Then tools/list, page after page.
+ *
+ * Calls are made one at a time and wait at most timeout_ms.  A server
+ * that does not answer in time is stopped; one that exits is reaped;
+ * either way the call gets an error result and the server is started
+ * again on its next call: at once the first time, then after 1, 2, 4 ...
+ * 60 s while it keeps failing.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oxi.h"
+
+#define TIMEOUT_MS	60000		/* a request, unless timeout_ms */
+#define DISCOVER_MS	5000		/* server/discover, at most */
+#define LINE_MAX_	(32 * 1024 * 1024)	/* a message from a server */
+#define PAGES_MAX	100		/* of tools/list */
+#define BACKOFF_MAX	60000		/* between restarts */
+
+/* the stateless revision, and those of the initialize era we speak */
+
+/* o[key] with o consumed; invalid if o is not an object or lacks key */
+static jv
+get(jv o, const char *key)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		return jv_invalid();
+	}
+	return jv_object_get(o, jv_string(key));
+}
+
+static const char modern[] = "2026-07-28";
+static const char *const legacy[] = { "2025-11-25", "2025-06-18", NULL };
+
+enum { RQ_OK, RQ_TIMEOUT, RQ_DEAD };
+
+struct server {
+	char *name;		/* sanitised name from the configuration */
+	char *taint;		/* "mcp:NAME" */
+	char **argv;		/* command and args */
+	jv env;			/* its "env", an object or null */
+	int net;		/* sandbox.network */
+	long timeout;		/* per request, ms */
+	struct oxi_child c;	/* the process, c.pid -1 when down */
+	struct oxi_buf rd;	/* bytes of stdout not yet a whole line */
+	struct oxi_buf el;	/* a partial line of stderr */
+	int modern;		/* speaks 2026-07-28 */
+	char version[16];	/* the revision agreed */
+	long nextid;		/* of our next request */
+	int fails;		/* starts or calls failed in a row */
+	long long retry;	/* no restart before this clock_ms */
+	int code;		/* exit code once reaped */
+};
+
+struct mtool {
+	char *name;		/* server__tool, sanitised */
+	char *orig;		/* the server's name for it */
+	struct server *srv;	/* its server */
+	jv def;			/* {"name","description","parameters"} */
+};
+
+static struct server *srvs;
+static size_t nsrvs;
+static struct mtool *tools;
+static size_t ntools;
+static char *mcpwsdir;
+
+static void
+sanitise(char *s)
+{
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", *s))
+			*s = '_';
+}
+
+static jv
+meta(void)
+{
+	jv m = jv_object(), info = jv_object();
+
+	info = jv_object_set(info, jv_string("name"), jv_string("oxi"));
+	info = jv_object_set(info, jv_string("version"),
+	    jv_string(OXI_VERSION));
+	m = jv_object_set(m, jv_string("io.modelcontextprotocol/"
+	    "protocolVersion"), jv_string(modern));
+	m = jv_object_set(m, jv_string("io.modelcontextprotocol/clientInfo"),
+	    info);
+	m = jv_object_set(m, jv_string("io.modelcontextprotocol/"
+	    "clientCapabilities"), jv_object());
+	return m;
+}
+
+/* writes a message (consumed) to the server's stdin before end */
+static int
+sendmsg_(struct server *s, jv msg, long long end)
+{
+	struct pollfd p;
+	jv str = jv_dump_string(msg, 0);
+	const char *b;
+	size_t len, off = 0;
+	ssize_t w;
+
+	str = jv_string_append_str(str, "\n");
+	b = jv_string_value(str);
+	len = (size_t)jv_string_length_bytes(jv_copy(str));
+	while (off < len) {
+		w = write(s->c.in, b + off, len - off);
+		if (w > 0) {
+			off += w;
+			continue;
+		}
+		if (w < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		p.fd = s->c.in;
+		p.events = POLLOUT;
+		if (oxi_clock_ms() >= end)
+			break;
+		(void)poll(&p, 1, (int)(end - oxi_clock_ms()));
+	}
+	jv_free(str);
+	return off == len ? 0 : -1;
+}
+
+/* a request's message, with the _meta of 2026-07-28 when modern */
+static jv
+reqmsg(struct server *s, const char *method, jv params, long id)
+{
+	jv m = jv_object();
+
+	if (s->modern) {
+		if (jv_get_kind(params) != JV_KIND_OBJECT) {
+			jv_free(params);
+			params = jv_object();
+		}
+		params = jv_object_set(params, jv_string("_meta"), meta());
+	}
+	m = jv_object_set(m, jv_string("jsonrpc"), jv_string("2.0"));
+	m = jv_object_set(m, jv_string("id"), jv_number(id));
+	m = jv_object_set(m, jv_string("method"), jv_string(method));
+	if (jv_get_kind(params) != JV_KIND_NULL)
+		m = jv_object_set(m, jv_string("params"), params);
+	else
+		jv_free(params);
+	return m;
+}
+
+/* logs whole lines of the server's stderr as debug lines */
+static void
+errlines(struct server *s, int eof)
+{
+	char *nl;
+	size_t n;
+
+	while (s->el.len > 0 && ((nl = memchr(s->el.s, '\n', s->el.len)) ||
+	    eof || s->el.len >= 1024)) {
+		n = nl ? (size_t)(nl - s->el.s) : s->el.len;
+		oxi_debug("mcp '%s': %.*s", s->name, (int)(n < 300 ? n : 300),
+		    s->el.s);
+		oxi_buf_consume(&s->el, nl ? n + 1 : n);
+	}
+}
+
+static void
+readerr(struct server *s)
+{
+	char tmp[4096];
+	ssize_t r;
+
+	while (s->c.err >= 0) {
+		r = read(s->c.err, tmp, sizeof tmp);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (r == 0) {
+			errlines(s, 1);
+			close(s->c.err);
+			s->c.err = -1;
+			break;
+		}
+		oxi_buf_cat(&s->el, tmp, (size_t)r);
+		errlines(s, 0);
+	}
+}
+
+/* marks the server down: reaped, with its exit code noted */
+static void
+down(struct server *s, long ms)
+{
+	if (s->c.pid <= 0)
+		return;
+	readerr(s);
+	errlines(s, 1);
+	s->code = oxi_child_end(&s->c, ms);
+	oxi_buf_reset(&s->rd);
+	oxi_buf_reset(&s->el);
+}
+
+/* answers a request the server sent us: ping, or "not supported" */
+static void
+serverreq(struct server *s, jv msg, long long end)
+{
+	jv r = jv_object(), m = get(jv_copy(msg), "method");
+
+	r = jv_object_set(r, jv_string("jsonrpc"), jv_string("2.0"));
+	r = jv_object_set(r, jv_string("id"), get(msg, "id"));
+	if (strcmp(jv_string_value(m), "ping") == 0)
+		r = jv_object_set(r, jv_string("result"), jv_object());
+	else {
+		oxi_debug("mcp '%s': request '%.64s' refused", s->name,
+		    jv_string_value(m));
+		r = jv_object_set(r, jv_string("error"), jv_object_set(
+		    jv_object_set(jv_object(), jv_string("code"),
+		    jv_number(-32601)), jv_string("message"),
+		    jv_string("Method not found")));
+	}
+	jv_free(m);
+	(void)sendmsg_(s, r, end);
+}
+
+/*
+ * Takes the next message of the server's stdout that is buffered: 1 (in
+ * *msg), 0 when no whole line is there.  Lines that are not JSON
+ * objects are logged and skipped.
+ */
+static int
+takemsg(struct server *s, jv *msg)
+{
+	char *nl;
+	size_t n;
+	jv m;
+
+	while (s->rd.len > 0 && (nl = memchr(s->rd.s, '\n', s->rd.len))) {
+		n = nl - s->rd.s;
+		m = jv_parse_sized(s->rd.s, (int)n);
+		oxi_buf_consume(&s->rd, n + 1);
+		if (jv_get_kind(m) == JV_KIND_OBJECT) {
+			*msg = m;
+			return 1;
+		}
+		if (n > 0 && !(n == 1 && s->rd.s[0] == '\r'))
+			oxi_debug("mcp '%s': a line that is not a JSON object "
+			    "ignored", s->name);
+		jv_free(m);
+	}
+	return 0;
+}
+
+/*
+ * Sends a request and waits until end for its answer, a JSON-RPC
+ * response in *res.  RQ_OK, RQ_TIMEOUT, or RQ_DEAD (the server exited or
+ * broke the protocol; it is down then).
+ */
+static int
+request(struct server *s, const char *method, jv params, long long end,
+    jv *res)
+{
+	struct pollfd p[2];
+	char tmp[65536];
+	long id = s->nextid++;
+	ssize_t r;
+	int n, kind;
+	jv msg, v;
+
+	*res = jv_null();
+	if (s->c.pid <= 0) {
+		jv_free(params);
+		return RQ_DEAD;
+	}
+	if (sendmsg_(s, reqmsg(s, method, params, id), end) < 0) {
+		if (oxi_clock_ms() >= end)
+			return RQ_TIMEOUT;
+		down(s, 1000);
+		return RQ_DEAD;
+	}
+	for (;;) {
+		while (takemsg(s, &msg)) {
+			v = get(jv_copy(msg), "method");
+			kind = jv_get_kind(v);
+			jv_free(v);
+			if (kind == JV_KIND_STRING) {
+				if (jv_object_has(jv_copy(msg),
+				    jv_string("id")))
+					serverreq(s, msg, end);
+				else
+					jv_free(msg);
+				continue;
+			}
+			v = get(jv_copy(msg), "id");
+			if (jv_get_kind(v) == JV_KIND_NUMBER &&
+			    jv_number_value(v) == (double)id) {
+				jv_free(v);
+				*res = msg;
+				return RQ_OK;
+			}
+			jv_free(v);
+			jv_free(msg);	/* a late answer to an older request */
+		}
+		if (s->rd.len > LINE_MAX_) {
+			oxi_warn("mcp server '%s' sent a message over %d MiB, "
+			    "stopped", s->name, LINE_MAX_ >> 20);
+			down(s, 0);
+			return RQ_DEAD;
+		}
+		if (oxi_clock_ms() >= end)
+			return RQ_TIMEOUT;
+		n = 0;
+		p[n].fd = s->c.out;
+		p[n++].events = POLLIN;
+		if (s->c.err >= 0) {
+			p[n].fd = s->c.err;
+			p[n++].events = POLLIN;
+		}
+		if (poll(p, n, (int)(end - oxi_clock_ms())) < 0) {
+			if (errno == EINTR)
+				continue;
+			down(s, 0);
+			return RQ_DEAD;
+		}
+		if (n > 1 && p[1].revents)
+			readerr(s);
+		if (!p[0].revents)
+			continue;
+		r = read(s->c.out, tmp, sizeof tmp);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0) {
+			down(s, 1000);
+			return RQ_DEAD;
+		}
+		oxi_buf_cat(&s->rd, tmp, (size_t)r);
+	}
+}
+
+/* the error of a response as one line, or NULL if it has none */
+static const char *
+rpcerr(jv res, char *buf, size_t len)
+{
+	jv e = get(jv_copy(res), "error"), m, c;
+
+	if (!jv_is_valid(e) || jv_get_kind(e) == JV_KIND_NULL) {
+		jv_free(e);
+		return NULL;
+	}
+	m = get(jv_copy(e), "message");
+	c = get(e, "code");
+	snprintf(buf, len, "error %d: %.200s", jv_get_kind(c) ==
+	    JV_KIND_NUMBER ? (int)jv_number_value(c) : 0,
+	    jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "?");
+	jv_free(m);
+	jv_free(c);
+	return buf;
+}
+
+/* the revision to use from a list of them: modern, a legacy one, or NULL */
+static const char *
+pick(jv list)
+{
+	const char *r = NULL;
+	int i, j, n;
+	jv v;
+
+	if (jv_get_kind(list) != JV_KIND_ARRAY) {
+		jv_free(list);
+		return NULL;
+	}
+	n = jv_array_length(jv_copy(list));
+	for (i = 0; i < n && r != modern; i++) {
+		v = jv_array_get(jv_copy(list), i);
+		if (jv_get_kind(v) == JV_KIND_STRING) {
+			if (strcmp(jv_string_value(v), modern) == 0)
+				r = modern;
+			for (j = 0; !r && legacy[j]; j++)
+				if (strcmp(jv_string_value(v), legacy[j]) == 0)
+					r = legacy[j];
+		}
+		jv_free(v);
+	}
+	jv_free(list);
+	return r;
+}
+
+/* the initialize handshake offering version: 0 or -1 */
+static int
+initialize(struct server *s, const char *version, long long end, char *why,
+    size_t len)
+{
+	jv p = jv_object(), info = jv_object(), res, v;
+	const char *got;
+	char eb[256];
+	int r, i;
+
+	info = jv_object_set(info, jv_string("name"), jv_string("oxi"));
+	info = jv_object_set(info, jv_string("version"),
+	    jv_string(OXI_VERSION));
+	p = jv_object_set(p, jv_string("protocolVersion"), jv_string(version));
+	p = jv_object_set(p, jv_string("capabilities"), jv_object());
+	p = jv_object_set(p, jv_string("clientInfo"), info);
+	s->modern = 0;
+	if ((r = request(s, "initialize", p, end, &res)) != RQ_OK) {
+		snprintf(why, len, "initialize: %s", r == RQ_TIMEOUT ?
+		    "no answer in time" : "the server exited");
+		return -1;
+	}
+	if (rpcerr(res, eb, sizeof eb)) {
+		snprintf(why, len, "initialize: %.200s", eb);
+		jv_free(res);
+		return -1;
+	}
+	v = get(get(res, "result"), "protocolVersion");
+	got = jv_get_kind(v) == JV_KIND_STRING ? jv_string_value(v) : "";
+	for (i = 0; legacy[i]; i++)
+		if (strcmp(got, legacy[i]) == 0)
+			break;
+	if (!legacy[i]) {
+		snprintf(why, len, "initialize: revision '%.20s' not "
+		    "supported", got);
+		jv_free(v);
+		return -1;
+	}
+	snprintf(s->version, sizeof s->version, "%s", legacy[i]);
+	jv_free(v);
+	v = jv_object();
+	v = jv_object_set(v, jv_string("jsonrpc"), jv_string("2.0"));
+	v = jv_object_set(v, jv_string("method"),
+	    jv_string("notifications/initialized"));
+	if (sendmsg_(s, v, end) < 0) {
+		snprintf(why, len, "the server exited");
+		return -1;
+	}
+	return 0;
+}
+
+/* starts the server and agrees a revision: 0, or -1 (it is down) */
+static int
+start(struct server *s, char *why, size_t len)
+{
+	struct oxi_child_cfg cfg = { mcpwsdir, s->net, s->env };
+	long long t0 = oxi_clock_ms(), end;
+	const char *v = NULL;
+	char eb[256];
+	int r;
+	jv res, e;
+
+	if (oxi_child_start(&s->c, s->argv, &cfg, why, len) < 0)
+		return -1;
+	oxi_buf_reset(&s->rd);
+	oxi_buf_reset(&s->el);
+	s->modern = 1;
+	end = t0 + (s->timeout < DISCOVER_MS ? s->timeout : DISCOVER_MS);
+	r = request(s, "server/discover", jv_object(), end, &res);
+	if (r == RQ_DEAD) {
+		snprintf(why, len, "exited at start (status %d)", s->code);
+		return -1;
+	}
+	if (r == RQ_OK) {
+		if (!rpcerr(res, eb, sizeof eb))
+			v = pick(get(get(jv_copy(res), "result"),
+			    "supportedVersions"));
+		else {
+			e = get(jv_copy(res), "error");
+			if (jv_equal(get(jv_copy(e), "code"),
+			    jv_number(-32022))) {
+				e = get(e, "data");
+				v = pick(get(jv_copy(e), "supported"));
+				if (!v)
+					v = pick(get(jv_copy(e),
+					    "supportedVersions"));
+				if (!v) {
+					snprintf(why, len, "no protocol "
+					    "revision in common");
+					jv_free(e);
+					jv_free(res);
+					down(s, 0);
+					return -1;
+				}
+			}
+			jv_free(e);
+		}
+		jv_free(res);
+	}
+	end = t0 + s->timeout;
+	if (v == modern) {
+		s->modern = 1;
+		snprintf(s->version, sizeof s->version, "%s", modern);
+	} else if (initialize(s, v ? v : legacy[0], end, why, len) < 0) {
+		down(s, 0);
+		return -1;
+	}
+	oxi_debug("mcp '%s': revision %s, up in %lld ms", s->name, s->version,
+	    oxi_clock_ms() - t0);
+	return 0;
+}
+
+/* the text of a tools/call result's content items, one after another */
+static void
+content(jv res, struct oxi_buf *out)
+{
+	jv c = get(jv_copy(res), "content"), it, r;
+	const char *type, *s;
+	int i, n;
+
+	n = jv_get_kind(c) == JV_KIND_ARRAY ? jv_array_length(jv_copy(c)) : 0;
+	for (i = 0; i < n; i++) {
+		it = jv_array_get(jv_copy(c), i);
+		if (i > 0)
+			oxi_buf_putc(out, '\n');
+		type = jv_get_kind(it) == JV_KIND_OBJECT ?
+		    oxi_msg_peek(it, "type") : NULL;
+		if (!type)
+			type = "?";
+		if (strcmp(type, "text") == 0)
+			oxi_buf_cats(out, (s = oxi_msg_peek(it, "text")) ?
+			    s : "");
+		else if (strcmp(type, "image") == 0 ||
+		    strcmp(type, "audio") == 0) {
+			s = oxi_msg_peek(it, "data");
+			oxi_buf_printf(out, "[%s: %s, %zu bytes]", type,
+			    oxi_msg_peek(it, "mimeType") ?
+			    oxi_msg_peek(it, "mimeType") : "?",
+			    s ? strlen(s) / 4 * 3 : 0);
+		} else if (strcmp(type, "resource_link") == 0)
+			oxi_buf_printf(out, "[resource link: %s]",
+			    (s = oxi_msg_peek(it, "uri")) ? s : "?");
+		else if (strcmp(type, "resource") == 0) {
+			r = get(jv_copy(it), "resource");
+			if (jv_get_kind(r) == JV_KIND_OBJECT &&
+			    (s = oxi_msg_peek(r, "text")))
+				oxi_buf_cats(out, s);
+			else
+				oxi_buf_printf(out, "[resource: %s]",
+				    jv_get_kind(r) == JV_KIND_OBJECT &&
+				    (s = oxi_msg_peek(r, "uri")) ? s : "?");
+			jv_free(r);
+		} else
+			oxi_buf_printf(out, "[%.32s content]", type);
+		jv_free(it);
+	}
+	jv_free(c);
+	if (n == 0) {
+		c = get(jv_copy(res), "structuredContent");
+		if (jv_is_valid(c) && jv_get_kind(c) != JV_KIND_NULL) {
+			c = jv_dump_string(c, 0);
+			oxi_buf_cats(out, jv_string_value(c));
+		}
+		jv_free(c);
+	}
+}
+
+/* tools/list, page after page: the number of tools added */
+static int
+listtools(struct server *s)
+{
+	jv res, cur = jv_null(), list, t, nm, def, schema, desc;
+	char eb[256], *name;
+	int r, i, n, page, added = 0;
+	size_t k;
+
+	for (page = 0; page < PAGES_MAX; page++) {
+		jv p = jv_object();
+
+		if (jv_get_kind(cur) == JV_KIND_STRING)
+			p = jv_object_set(p, jv_string("cursor"), cur);
+		else
+			jv_free(cur);
+		cur = jv_null();
+		r = request(s, "tools/list", p, oxi_clock_ms() + s->timeout,
+		    &res);
+		if (r != RQ_OK) {
+			oxi_warn("mcp server '%s': tools/list: %s", s->name,
+			    r == RQ_TIMEOUT ? "no answer in time" :
+			    "the server exited");
+			break;
+		}
+		if (rpcerr(res, eb, sizeof eb)) {
+			oxi_warn("mcp server '%s': tools/list: %s", s->name,
+			    eb);
+			jv_free(res);
+			break;
+		}
+		res = get(res, "result");
+		list = get(jv_copy(res), "tools");
+		n = jv_get_kind(list) == JV_KIND_ARRAY ?
+		    jv_array_length(jv_copy(list)) : 0;
+		for (i = 0; i < n; i++) {
+			t = jv_array_get(jv_copy(list), i);
+			nm = jv_get_kind(t) == JV_KIND_OBJECT ? get(
+			    jv_copy(t), "name") : jv_null();
+			if (jv_get_kind(nm) != JV_KIND_STRING) {
+				jv_free(nm);
+				jv_free(t);
+				continue;
+			}
+			name = xmalloc(strlen(s->name) + 2 +
+			    jv_string_length_bytes(jv_copy(nm)) + 1);
+			sprintf(name, "%s__%s", s->name, jv_string_value(nm));
+			sanitise(name);
+			if (strlen(name) > 64)
+				name[64] = '\0';
+			for (k = 0; k < ntools; k++)
+				if (strcmp(tools[k].name, name) == 0)
+					break;
+			if (k < ntools || oxi_tool_find(name)) {
+				oxi_warn("mcp server '%s': tool '%s' has the "
+				    "name of another, left out", s->name, name);
+				free(name);
+				jv_free(nm);
+				jv_free(t);
+				continue;
+			}
+			desc = get(jv_copy(t), "description");
+			if (jv_get_kind(desc) != JV_KIND_STRING) {
+				jv_free(desc);
+				desc = get(jv_copy(t), "title");
+			}
+			if (jv_get_kind(desc) != JV_KIND_STRING) {
+				jv_free(desc);
+				desc = jv_copy(nm);
+			}
+			schema = get(t, "inputSchema");
+			if (jv_get_kind(schema) != JV_KIND_OBJECT) {
+				jv_free(schema);
+				schema = jv_parse("{\"type\":\"object\","
+				    "\"properties\":{}}");
+			}
+			def = jv_object_set(jv_object(), jv_string("name"),
+			    jv_string(name));
+			def = jv_object_set(def, jv_string("description"),
+			    desc);
+			def = jv_object_set(def, jv_string("parameters"),
+			    schema);
+			tools = xrealloc(tools, (ntools + 1) * sizeof *tools);
+			tools[ntools].name = name;
+			tools[ntools].orig = xstrdup(jv_string_value(nm));
+			tools[ntools].srv = s;
+			tools[ntools++].def = def;
+			added++;
+			jv_free(nm);
+		}
+		jv_free(list);
+		cur = get(res, "nextCursor");
+		if (jv_get_kind(cur) != JV_KIND_STRING ||
+		    jv_string_length_bytes(jv_copy(cur)) == 0)
+			break;
+	}
+	if (page == PAGES_MAX)
+		oxi_warn("mcp server '%s': more than %d pages of tools, the "
+		    "rest left out", s->name, PAGES_MAX);
+	jv_free(cur);
+	return added;
+}
+
+static struct mtool *
+toolof(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ntools; i++)
+		if (strcmp(tools[i].name, name) == 0)
+			return &tools[i];
+	return NULL;
+}
+
+static int
+mhas(void *arg, const char *name)
+{
+	(void)arg;
+	return toolof(name) != NULL;
+}
+
+static jv
+mdefs(void *arg, jv defs)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < ntools; i++)
+		defs = jv_array_append(defs, jv_copy(tools[i].def));
+	return defs;
+}
+
+/* after a failure: the next start waits 0, then 1, 2, 4 ... 60 s */
+static void
+failed(struct server *s)
+{
+	long ms = 0;
+
+	if (s->fails > 0)
+		ms = s->fails > 7 ? BACKOFF_MAX : 1000L << (s->fails - 1);
+	if (ms > BACKOFF_MAX)
+		ms = BACKOFF_MAX;
+	s->fails++;
+	s->retry = oxi_clock_ms() + ms;
+}
+
+static int
+mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
+    struct oxi_buf *out, const char **taint)
+{
+	struct mtool *t = toolof(name);
+	struct server *s = t->srv;
+	char why[256];
+	long long now;
+	int r, iserr;
+	jv p, res, v;
+
+	(void)arg;
+	*taint = NULL;
+	if (jv_get_kind(args) != JV_KIND_OBJECT)
+		return oxi_tool_fail(out, name,
+		    "arguments must be a JSON object");
+	if (s->c.pid <= 0) {
+		now = oxi_clock_ms();
+		if (now < s->retry)
+			return oxi_tool_fail(out, name, "MCP server '%s' is "
+			    "down; it restarts in %lld s", s->name,
+			    (s->retry - now + 999) / 1000);
+		oxi_debug("mcp '%s': starting again", s->name);
+		if (start(s, why, sizeof why) < 0) {
+			failed(s);
+			return oxi_tool_fail(out, name, "MCP server '%s' "
+			    "failed to start: %s", s->name, why);
+		}
+	}
+	p = jv_object_set(jv_object(), jv_string("name"),
+	    jv_string(t->orig));
+	p = jv_object_set(p, jv_string("arguments"), jv_copy(args));
+	r = request(s, "tools/call", p, oxi_clock_ms() + s->timeout, &res);
+	if (r == RQ_TIMEOUT) {
+		down(s, 0);
+		failed(s);
+		return oxi_tool_fail(out, name, "no answer from MCP server "
+		    "'%s' in %ld ms; it was stopped and restarts on a later "
+		    "call", s->name, s->timeout);
+	}
+	if (r == RQ_DEAD) {
+		failed(s);
+		return oxi_tool_fail(out, name, "MCP server '%s' exited "
+		    "during the call (status %d); it restarts on a later "
+		    "call", s->name, s->code);
+	}
+	if (rpcerr(res, why, sizeof why)) {
+		jv_free(res);
+		return oxi_tool_fail(out, name, "%s", why);
+	}
+	s->fails = 0;
+	res = get(res, "result");
+	v = get(jv_copy(res), "resultType");
+	if (s->modern && jv_get_kind(v) == JV_KIND_STRING &&
+	    strcmp(jv_string_value(v), "complete") != 0) {
+		jv_free(v);
+		jv_free(res);
+		return oxi_tool_fail(out, name, "the server asked for more "
+		    "input, which oxi cannot give");
+	}
+	jv_free(v);
+	v = get(jv_copy(res), "isError");
+	iserr = jv_get_kind(v) == JV_KIND_TRUE;
+	jv_free(v);
+	content(res, out);
+	jv_free(res);
+	oxi_tool_cap(out, ctx->maxout, out->len);
+	*taint = s->taint;
+	return iserr ? -1 : 0;
+}
+
+static const struct oxi_tool_src source = { NULL, mhas, mdefs, mrun };
+
+/* fills s from its configuration (consumed): 0, or -1 with why */
+static int
+config(struct server *s, const char *name, jv c, char *why, size_t len)
+{
+	jv cmd, args, v;
+	int i, n;
+
+	memset(s, 0, sizeof *s);
+	s->c.pid = -1;
+	s->c.in = s->c.out = s->c.err = -1;
+	s->env = jv_null();
+	s->name = xstrdup(name);
+	sanitise(s->name);
+	if (strlen(s->name) > 32)
+		s->name[32] = '\0';
+	if (jv_get_kind(c) != JV_KIND_OBJECT) {
+		snprintf(why, len, "server '%s' is not an object", name);
+		goto bad;
+	}
+	cmd = get(jv_copy(c), "command");
+	if (jv_get_kind(cmd) != JV_KIND_STRING ||
+	    jv_string_length_bytes(jv_copy(cmd)) == 0) {
+		jv_free(cmd);
+		v = get(jv_copy(c), "url");
+		snprintf(why, len, "server '%s' %s", name, jv_is_valid(v) &&
+		    jv_get_kind(v) != JV_KIND_NULL ? "has a \"url\": only "
+		    "stdio servers are supported" : "has no \"command\"");
+		jv_free(v);
+		goto bad;
+	}
+	args = get(jv_copy(c), "args");
+	if (jv_get_kind(args) == JV_KIND_NULL || !jv_is_valid(args)) {
+		jv_free(args);
+		args = jv_array();
+	}
+	if (jv_get_kind(args) != JV_KIND_ARRAY) {
+		jv_free(args);
+		jv_free(cmd);
+		snprintf(why, len, "server '%s': \"args\" is not an array",
+		    name);
+		goto bad;
+	}
+	n = jv_array_length(jv_copy(args));
+	s->argv = xcalloc(n + 2, sizeof *s->argv);
+	s->argv[0] = xstrdup(jv_string_value(cmd));
+	jv_free(cmd);
+	for (i = 0; i < n; i++) {
+		v = jv_array_get(jv_copy(args), i);
+		if (jv_get_kind(v) != JV_KIND_STRING) {
+			jv_free(v);
+			jv_free(args);
+			snprintf(why, len, "server '%s': \"args\" holds a "
+			    "non-string", name);
+			goto bad;
+		}
+		s->argv[i + 1] = xstrdup(jv_string_value(v));
+		jv_free(v);
+	}
+	jv_free(args);
+	s->env = get(jv_copy(c), "env");
+	if (!jv_is_valid(s->env) || jv_get_kind(s->env) == JV_KIND_NULL) {
+		jv_free(s->env);
+		s->env = jv_null();
+	} else if (jv_get_kind(s->env) != JV_KIND_OBJECT) {
+		snprintf(why, len, "server '%s': \"env\" is not an object",
+		    name);
+		goto bad;
+	}
+	v = get(get(jv_copy(c), "sandbox"), "network");
+	s->net = jv_get_kind(v) == JV_KIND_TRUE;
+	jv_free(v);
+	s->timeout = TIMEOUT_MS;
+	v = get(jv_copy(c), "timeout_ms");
+	if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		if (jv_number_value(v) < 1 || jv_number_value(v) > 3600000) {
+			jv_free(v);
+			snprintf(why, len, "server '%s': \"timeout_ms\" out of "
+			    "range (1 to 3600000)", name);
+			goto bad;
+		}
+		s->timeout = (long)jv_number_value(v);
+	}
+	jv_free(v);
+	s->nextid = 1;
+	jv_free(c);
+	return 0;
+bad:
+	jv_free(c);
+	return -1;
+}
+
+int
+oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
+{
+	struct oxi_buf b = OXI_BUF_INIT, p = OXI_BUF_INIT;
+	const char *dir, *key;
+	char sw[256];
+	size_t i, j;
+	int it, up = 0, n, explicit = 1;
+	jv cfg, list, v, k;
+
+	free(mcpwsdir);
+	mcpwsdir = wsdir ? xstrdup(wsdir) : NULL;
+	if (!path)
+		path = oxi_getenv("OXI_MCP_CONFIG");
+	if (!path) {
+		explicit = 0;
+		if (!(dir = oxi_config_dir()))
+			return 0;
+		oxi_buf_printf(&p, "%s/mcp.json", dir);
+		path = p.s;
+	}
+	if (oxi_readfile(path, &b, 4 << 20) < 0) {
+		if (errno == ENOENT && !explicit) {
+			oxi_buf_free(&p);
+			return 0;
+		}
+		snprintf(why, len, "unable to read '%s': %s", path,
+		    strerror(errno));
+		goto bad;
+	}
+	cfg = jv_parse_sized(b.s ? b.s : "", (int)b.len);
+	oxi_buf_free(&b);
+	if (jv_get_kind(cfg) != JV_KIND_OBJECT) {
+		snprintf(why, len, "'%s': not a JSON object", path);
+		jv_free(cfg);
+		goto bad;
+	}
+	list = get(jv_copy(cfg), "servers");
+	if (!jv_is_valid(list) || jv_get_kind(list) == JV_KIND_NULL) {
+		jv_free(list);
+		list = get(jv_copy(cfg), "mcpServers");
+	}
+	jv_free(cfg);
+	if (!jv_is_valid(list) || jv_get_kind(list) == JV_KIND_NULL) {
+		jv_free(list);
+		list = jv_object();
+	}
+	if (jv_get_kind(list) != JV_KIND_OBJECT) {
+		snprintf(why, len, "'%s': \"servers\" is not an object", path);
+		jv_free(list);
+		goto bad;
+	}
+	n = jv_object_length(jv_copy(list));
+	srvs = xcalloc(n > 0 ? n : 1, sizeof *srvs);
+	for (it = jv_object_iter(list); jv_object_iter_valid(list, it);
+	    it = jv_object_iter_next(list, it)) {
+		k = jv_object_iter_key(list, it);
+		key = jv_string_value(k);
+		v = jv_object_iter_value(list, it);
+		if (jv_get_kind(v) == JV_KIND_OBJECT && jv_equal(
+		    get(jv_copy(v), "disabled"),
+		    jv_true())) {
+			jv_free(v);
+			jv_free(k);
+			continue;
+		}
+		if (config(&srvs[nsrvs], key, v, sw, sizeof sw) < 0) {
+			snprintf(why, len, "'%s': %s", path, sw);
+			jv_free(k);
+			jv_free(list);
+			goto bad;
+		}
+		for (i = 0; i < nsrvs; i++)
+			if (strcmp(srvs[i].name, srvs[nsrvs].name) == 0) {
+				snprintf(why, len, "'%s': two servers named "
+				    "'%s'", path, srvs[i].name);
+				jv_free(k);
+				jv_free(list);
+				goto bad;
+			}
+		srvs[nsrvs].taint = xmalloc(strlen(srvs[nsrvs].name) + 5);
+		sprintf(srvs[nsrvs].taint, "mcp:%s", srvs[nsrvs].name);
+		nsrvs++;
+		jv_free(k);
+	}
+	jv_free(list);
+	oxi_buf_free(&p);
+	for (i = 0; i < nsrvs; i++) {
+		if (start(&srvs[i], sw, sizeof sw) < 0) {
+			oxi_warn("mcp server '%s': %s; its tools are left out",
+			    srvs[i].name, sw);
+			continue;
+		}
+		j = listtools(&srvs[i]);
+		oxi_debug("mcp '%s': %zu tools", srvs[i].name, j);
+		up++;
+	}
+	if (ntools > 0 && oxi_tool_src_add(&source) < 0)
+		oxi_warn("too many tool sources, MCP tools left out");
+	return up;
+bad:
+	oxi_buf_free(&p);
+	return -1;
+}
+
+/* 1 once pid has exited (not reaped) */
+static int
+gone(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid == pid;
+}
+
+/* waits up to ms for every server to exit: 1 if all did */
+static int
+waitall(long ms)
+{
+	long long end = oxi_clock_ms() + ms;
+	size_t i;
+	int all;
+
+	for (;;) {
+		all = 1;
+		for (i = 0; i < nsrvs; i++)
+			if (srvs[i].c.pid > 0 && !gone(srvs[i].c.pid))
+				all = 0;
+		if (all || oxi_clock_ms() >= end)
+			return all;
+		poll(NULL, 0, 10);
+	}
+}
+
+void
+oxi_mcp_stop(void)
+{
+	size_t i;
+
+	for (i = 0; i < nsrvs; i++)
+		if (srvs[i].c.pid > 0 && srvs[i].c.in >= 0) {
+			close(srvs[i].c.in);
+			srvs[i].c.in = -1;
+		}
+	if (!waitall(2000)) {
+		for (i = 0; i < nsrvs; i++)
+			if (srvs[i].c.pid > 0 && !gone(srvs[i].c.pid))
+				(void)kill(-srvs[i].c.pid, SIGTERM);
+		(void)waitall(2000);
+	}
+	for (i = 0; i < nsrvs; i++)
+		down(&srvs[i], 0);
+}
