@@ -72,6 +72,7 @@ run:
 
 deps:
 	@sh share/oxi/deps.sh $(DEPS_BUILD) $(DEPS_TEST)
+	@sh tests/npm-deps.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
