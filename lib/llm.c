@@ -26,6 +26,8 @@ const struct oxi_llm_provider oxi_llm_providers[] = {
 	    &oxi_dialect_openai, NULL },
 	{ "anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", 1,
 	    &oxi_dialect_anthropic, NULL },
+	{ "gemini", "https://generativelanguage.googleapis.com/v1beta",
+	    "GEMINI_API_KEY", 1, &oxi_dialect_gemini, NULL },
 	{ "ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", 0,
 	    &oxi_dialect_openai, NULL },
 	{ "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",

@@ -49,6 +49,67 @@ static const struct conf {
 	  "\"toolu_01NRLabsLyVHZPKxbKvkfSMn\",\"name\":\"get_weather\","
 	  "\"args\":{\"location\":\"Paris\"}}]},\"stop\":\"tool_use\","
 	  U(377, 65, 0, 0, 0) "}" },
+	{ "gemini", "googleai_streaming-failure-prompt-blocked-safety.txt",
+	  &oxi_dialect_gemini,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":\"\","
+	  "\"tool_calls\":[]},\"stop\":\"refusal\"," U0 "}" },
+	{ "gemini", "googleai_streaming-success-basic-reply-short.txt",
+	  &oxi_dialect_gemini,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":\"The capital"
+	  " of Wyoming is **Cheyenne**.\\n\",\"tool_calls\":[]},"
+	  "\"stop\":\"end\"," U(7, 10, 0, 0, 0) "}" },
+	{ "gemini", "googleai_streaming-success-empty-parts.txt",
+	  &oxi_dialect_gemini,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":\"Here's a"
+	  " cute cartoon kitten playing with a ball of yarn for you! \","
+	  "\"tool_calls\":[]},\"stop\":\"end\"," U(16, 1307, 0, 0, 0) "}" },
+	{ "gemini", "googleai_streaming-success-thinking-function-call-"
+	  "thought-summary-signature.txt", &oxi_dialect_gemini, NULL },
+	{ "gemini", "vertexai_streaming-failure-error-mid-stream.txt",
+	  &oxi_dialect_gemini,
+	  "error server 1: The operation was cancelled." },
+	{ "gemini", "vertexai_streaming-failure-finish-reason-safety.txt",
+	  &oxi_dialect_gemini,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":"
+	  "\"<redacted>\",\"tool_calls\":[]},\"stop\":\"refusal\","
+	  U(10, 66, 0, 0, 0) "}" },
+	{ "gemini", "vertexai_streaming-failure-invalid-json.txt",
+	  &oxi_dialect_gemini,
+	  "error bad_reply 0: a reply chunk is not a Gemini response" },
+	{ "gemini", "vertexai_streaming-success-function-call-short.txt",
+	  &oxi_dialect_gemini,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":null,"
+	  "\"tool_calls\":[{\"id\":\"call_*\",\"name\":"
+	  "\"getTemperature\",\"args\":{\"city\":\"San Jose\"}}]},"
+	  "\"stop\":\"tool_use\"," U0 "}" },
+	{ "gemini", "vertexai_streaming-success-utf8.txt", &oxi_dialect_gemini,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":"
+	  "\"\\u79cb\\u98ce\\u745f\\u745f\\uff0c\\u53f6\\u843d\\u7eb7"
+	  "\\u7eb7\\uff0c\\n\\u897f\\u98ce\\u6b8b\\u7167\\uff0c\\u5bd2"
+	  "\\u971c\\u6e10\\u6d53\\u3002\\n\\u67ab\\u53f6\\u7ea2\\u4e86"
+	  "\\uff0c\\u83ca\\u82b1\\u9ec4\\u4e86\\uff0c\\n\\u79cb\\u96e8"
+	  "\\u7ef5\\u7ef5\\uff0c\\u79cb\\u610f\\u6d53\\u6d53\\u3002\\n\\n"
+	  "\\u79cb\\u591c\\u6f2b\\u6f2b\\uff0c\\u601d\\u7eea\\u4e07\\u5343"
+	  "\\uff0c\\n\\u660e\\u6708\\u5f53\\u7a7a\\uff0c\\u661f\\u661f"
+	  "\\u7728\\u773c\\u3002\\n\\u601d\\u5ff5\\u8fdc\\u65b9\\u7684"
+	  "\\u4eb2\\u4eba\\uff0c\\n\\u795d\\u613f\\u4ed6\\u4eec\\u5e78"
+	  "\\u798f\\u5b89\\u5eb7\\u3002\\n\\n\\u79cb\\u5929\\u662f\\u6536"
+	  "\\u83b7\\u7684\\u5b63\\u8282\\uff0c\\n\\u4eba\\u4eec\\u5fd9"
+	  "\\u7740\\u6536\\u5272\\u5e84\\u7a3c\\uff0c\\n\\u4e3a\\u4e00"
+	  "\\u5e74\\u7684\\u8f9b\\u52b3\\u753b\\u4e0a\\u5706\\u6ee1\\u7684"
+	  "\\u53e5\\u53f7\\u3002\\n\\u79cb\\u5929\\u4e5f\\u662f\\u56e2"
+	  "\\u5706\\u7684\\u5b63\\u8282\\uff0c\\n\\u4e00\\u5bb6\\u4eba"
+	  "\\u56f4\\u5750\\u5728\\u4e00\\u8d77\\uff0c\\n\\u5206\\u4eab"
+	  "\\u4e30\\u6536\\u7684\\u559c\\u60a6\\uff0c\\u5171\\u5ea6\\u7f8e"
+	  "\\u597d\\u65f6\\u5149\\u3002\\n\\n\\u79cb\\u5929\\u662f\\u4e00"
+	  "\\u4e2a\\u7f8e\\u4e3d\\u7684\\u5b63\\u8282\\uff0c\\n\\u5b83"
+	  "\\u6709\\u7740\\u72ec\\u7279\\u7684\\u97f5\\u5473\\uff0c\\n"
+	  "\\u8ba9\\u4eba\\u6c89\\u9189\\u5176\\u4e2d\\uff0c\\u6d41\\u8fde"
+	  "\\u5fd8\\u8fd4\\u3002\\n\\u8ba9\\u6211\\u4eec\\u4e00\\u8d77"
+	  "\\u6b23\\u8d4f\\u79cb\\u5929\\u7684\\u7f8e\\u666f\\uff0c\\n"
+	  "\\u611f\\u53d7\\u79cb\\u5929\\u7684\\u6c14\\u606f\\uff0c\\u9886"
+	  "\\u609f\\u79cb\\u5929\\u7684\\u54f2\\u7406\\u3002\""
+	  ",\"tool_calls\":[]},\"stop\":\"end\"," U0 "}" },
 };
 #define NCONF	(sizeof confs / sizeof confs[0])
 
@@ -56,6 +117,26 @@ static void
 ondelta(void *arg, const char *p, size_t n)
 {
 	oxi_buf_cat(arg, p, n);
+}
+
+/* call ids made up by the reader ("call_" and a ULID) become "call_*" */
+static void
+madeup(char *s)
+{
+	char *p = s, *q;
+	size_t n;
+
+	while ((p = strstr(p, "\"call_"))) {
+		p += 6;
+		for (n = 0; n < OXI_ID_LEN && p[n] && strchr(
+		    "0123456789ABCDEFGHJKMNPQRSTVWXYZ", p[n]); n++)
+			;
+		if (n == OXI_ID_LEN && p[n] == '"') {
+			*p = '*';
+			for (q = p + 1; (*q = q[OXI_ID_LEN - 1]); q++)
+				;
+		}
+	}
 }
 
 /* sorted compact JSON of a valid result, or "error CODE RETRY: MSG" */
@@ -71,6 +152,7 @@ outcome(const struct oxi_llm_dialect *d, void *rd)
 	if (jv_is_valid(r)) {
 		s = jv_dump_string(r, JV_PRINT_SORTED);
 		oxi_buf_cats(&b, jv_string_value(s));
+		madeup(b.s);
 	} else {
 		s = jv_invalid_get_msg(r);
 		oxi_buf_printf(&b, "error %s %d: %s", code, retry,
@@ -125,12 +207,12 @@ norm(const char *json)
 
 /* whole (deltas adding up to the content), at every split, byte by byte:
  * three checks */
-static void
+static char *
 stream(const struct oxi_llm_dialect *d, const char *name, const char *s,
     size_t len, const char *want)
 {
 	struct oxi_buf dl = OXI_BUF_INIT;
-	char *w = norm(want), *got;
+	char *w = want ? norm(want) : run(d, s, len, len, 0, NULL), *got;
 	size_t k;
 	int bad = 0;
 	jv v, c;
@@ -161,24 +243,101 @@ stream(const struct oxi_llm_dialect *d, const char *name, const char *s,
 	got = run(d, s, len, 0, 1, NULL);
 	is_str(got, w, "%s: one byte at a time", name);
 	free(got);
-	free(w);
 	oxi_buf_free(&dl);
+	return w;
 }
 
 static void
 sstream(const struct oxi_llm_dialect *d, const char *name, const char *s,
     const char *want)
 {
-	stream(d, name, s, strlen(s), want);
+	free(stream(d, name, s, strlen(s), want));
+}
+
+/* the value of a path in JSON text, as compact JSON (static) */
+static const char *
+at(const char *json, const char *path)
+{
+	static char out[4096];
+	const char *p = path, *e;
+	jv v = jv_parse(json), s;
+	char key[64];
+
+	while (*p && jv_is_valid(v)) {
+		e = p + strcspn(p, ".");
+		snprintf(key, sizeof key, "%.*s", (int)(e - p), p);
+		if (jv_get_kind(v) == JV_KIND_ARRAY)
+			v = jv_array_get(v, atoi(key));
+		else if (jv_get_kind(v) == JV_KIND_OBJECT)
+			v = jv_object_get(v, jv_string(key));
+		else {
+			jv_free(v);
+			v = jv_invalid();
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		return "(none)";
+	}
+	s = jv_dump_string(v, 0);
+	snprintf(out, sizeof out, "%s", jv_string_value(s));
+	jv_free(s);
+	return out;
+}
+
+/* the files too long to spell out: some of their fields (NCHECKS) */
+#define NCHECKS	3
+static void
+checks(const char *file, const char *got)
+{
+	if (strstr(file, "thought-summary-signature")) {
+		is_str(at(got, "message.tool_calls"), "[{\"args\":{},"
+		    "\"id\":\"call_*\",\"name\":\"now\",\"signature\":"
+		    "\"CiIBVKhc7vB+vaaq6rA/KC79Ts7iXagIOA4EBOyBFDpl+pxPCmcBVKhc"
+		    "7gYyIw6X0IsswYK3hRIlOqJqLuw/CA777RLwVhbkj5IXXM6JPdtsso69K"
+		    "/H8aVi6ThxLZkLoQYapEKm4jpotk9HFJ1LnyOFHeQcKdXia2iBBNjb6LT"
+		    "ZU/+Pib0zJbWnttT57Ct8BAVSoXO6n/xiy62ll0Bb/4DRtdUMN6l5WhI/y"
+		    "NCH0nVn5o7XWCT9ltApMM3MB2VEkId1U1lMu5d78n0juWxqYh7RvjqN3w"
+		    "CT1KMHeC9Yx6slplr27i/J9qzruq/X6y0ZbUvrv607cWrff53jfgJ7qvS"
+		    "HopN9ZD/kuwUn2lzXhvgIBHvAcLIEwHUcfsIYX5WPonf2aST1Ti1ui2dW"
+		    "w8eQpogiSIytX0L734L9nT0zj3VGlWJIxgeOA4IDH4ZjhWeU73K0P1YUj"
+		    "rla+RWQ7WAmga27KOtO1Zw3faShHT7esSAryAQFUqFzuPbTNs0g+Gt+7+k"
+		    "Id/JtIdDKmBmZXIzHotCMUEj82J+3CQbaIjD15XVB8wBQjqwYSsWjWq01"
+		    "jMWqfbs10IS9WBhOeUewFfvqfoZUNxUcZkm314D9wt2eVFvkO4pIRDJs7"
+		    "oV7w0v7M3TaiovtI6hNz087wCtRy0cEF/0narcw1l1pFNSHxAK8Y9rbAVb"
+		    "rsNFglkI/oC0eOPbBn1K/F+dPnOiKgFaMg1v858aMx1rafr665kbrT3H/H"
+		    "cBMRrS9urjtYPXoseBpakOG+X/F6RUp9pHgMyuxCFxAstL2dCJ2UDX4Lw"
+		    "ZvvR+uQUkZ94smaCvABAVSoXO5wl+s/MoiArjmga1WCjBvsIAsE0Zqmw02"
+		    "g8ID8BfyjTXIHqZ6Z1cklDFg/MxYs/oQVW2fW0D6z0Nqg+38JcSpjl6e6P"
+		    "9oHF891mUuPKhP8HsWD+ZvQy6Wuh4IkeSwooBTHRoo2wIIqXLwseNPHCXg"
+		    "1M+9jE9feqdGWefq1jI3c5tc2yr5777IEQ/5BwrAMlL3Gsrq1pDptbuBOi"
+		    "4ZPWDhiaZmbdn1Zoh1CXZZNyqu9CH/hpFkzAtoN87vfYELHVQoV2wyzM+8"
+		    "JEDGoPvkvw27VuKsQEahGHHuAtMjf5kxA7Qyqd8kXMlLleEs0\"}]",
+		    "%s: the call, with its thought signature", file);
+		ok(strncmp(at(got, "message.thinking.0.text"),
+		    "\"**Calculating the Days**\\n\\nI've determined",
+		    44) == 0 && strstr(at(got, "message.thinking.0.text"),
+		    "\\n\\n\\n**Determining the Approach**\\n\\nI'm") &&
+		    !strcmp(at(got, "message.thinking.0.thought"), "true") &&
+		    !strcmp(at(got, "message.thinking.0.dialect"),
+		    "\"gemini\"") &&
+		    !strcmp(at(got, "message.thinking.1"), "(none)"),
+		    "%s: the thought summary, one part", file);
+		is_str(at(got, "usage"), "{\"cache_read\":0,\"cache_write\":0,"
+		    "\"input\":38,\"output\":174,\"reasoning\":168}",
+		    "%s: usage, thoughts are output and reasoning", file);
+	}
 }
 
 static int
 conformance(const char *dir)
 {
 	static const char *const dirs[] = {
-		"anthropic", NULL
+		"anthropic", "gemini", NULL
 	};
 	struct oxi_buf f = OXI_BUF_INIT, path = OXI_BUF_INIT;
+	char *w;
 	size_t i;
 	int k, extra = 0, known;
 	DIR *dp;
@@ -195,7 +354,11 @@ conformance(const char *dir)
 			ok(0, "%s: byte by byte", confs[i].file);
 			continue;
 		}
-		stream(confs[i].d, confs[i].file, f.s, f.len, confs[i].want);
+		w = stream(confs[i].d, confs[i].file, f.s, f.len,
+		    confs[i].want);
+		if (!confs[i].want)
+			checks(confs[i].file, w);
+		free(w);
 	}
 	/* every recorded stream has an expectation here */
 	for (k = 0; dirs[k]; k++) {
@@ -387,6 +550,112 @@ anthropic(void)
 	    "invalid: no user or assistant message to send");
 }
 
+#define G(parts, rest) "data: {\"candidates\":[{\"content\":{\"role\":" \
+	"\"model\",\"parts\":[" parts "]}" rest "}]}\n\n"
+#define G_USAGE "data: {\"usageMetadata\":{\"promptTokenCount\":9," \
+	"\"cachedContentTokenCount\":4,\"candidatesTokenCount\":3}}\n\n"
+
+static void
+gemini(void)
+{
+	const struct oxi_llm_dialect *d = &oxi_dialect_gemini;
+
+	sstream(d, "gemini two parallel calls, a text signature",
+	    G("{\"text\":\"On it.\",\"thoughtSignature\":\"T1\"}", "")
+	    G("{\"functionCall\":{\"name\":\"list_dir\",\"args\":"
+	    "{\"path\":\".\"}},\"thoughtSignature\":\"S1\"},"
+	    "{\"functionCall\":{\"id\":\"fc2\",\"name\":\"read_file\","
+	    "\"args\":{\"path\":\"a.txt\"}}}", ",\"finishReason\":\"STOP\"")
+	    G_USAGE,
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"On it.\","
+	    "\"tool_calls\":[{\"id\":\"call_*\",\"name\":\"list_dir\","
+	    "\"args\":{\"path\":\".\"},\"signature\":\"S1\"},{\"id\":"
+	    "\"fc2\",\"name\":\"read_file\",\"args\":{\"path\":"
+	    "\"a.txt\"}}],\"thinking\":[{\"text\":\"\",\"thoughtSignature\":"
+	    "\"T1\",\"dialect\":\"gemini\"}]},\"stop\":\"tool_use\","
+	    U(9, 3, 4, 0, 0) "}");
+	sstream(d, "gemini MAX_TOKENS is a length stop",
+	    G("{\"text\":\"Hel\"}", ",\"finishReason\":\"MAX_TOKENS\""),
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"Hel\","
+	    "\"tool_calls\":[]},\"stop\":\"length\"," U0 "}");
+	sstream(d, "gemini truncated stream (no finishReason)",
+	    G("{\"text\":\"Hel\"}", "") G("{\"text\":\"lo\"}", ""),
+	    "error truncated 1: the reply stream ended early");
+	sstream(d, "gemini malformed function call",
+	    G("{\"text\":\"\"}", ",\"finishReason\":"
+	    "\"MALFORMED_FUNCTION_CALL\""),
+	    "error bad_tool_args 0: the model made a bad tool call"
+	    " (MALFORMED_FUNCTION_CALL)");
+	sstream(d, "gemini error event with a status",
+	    G("{\"text\":\"Hel\"}", "")
+	    "data: {\"error\":{\"code\":429,\"message\":\"quota\","
+	    "\"status\":\"RESOURCE_EXHAUSTED\"}}\n\n",
+	    "error rate_limit 1: quota");
+	sstream(d, "gemini whole reply as an array (no alt=sse)",
+	    "[{\"candidates\":[{\"content\":{\"parts\":[{\"text\":"
+	    "\"Hi\"}]}}]},{\"candidates\":[{\"content\":{\"parts\":"
+	    "[{\"text\":\"!\"}]},\"finishReason\":\"STOP\"}]}]",
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"Hi!\","
+	    "\"tool_calls\":[]},\"stop\":\"end\"," U0 "}");
+	sstream(d, "gemini a bare error body in a 200 reply",
+	    "{\"error\":{\"code\":500,\"message\":\"internal\","
+	    "\"status\":\"INTERNAL\"}}", "error server 1: internal");
+
+	body(d, "system, signatures sent back, results named and merged",
+	    "{\"max_tokens\":50,\"thinking\":{\"budget_tokens\":512},"
+	    "\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
+	    "{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\","
+	    "\"content\":\"On it.\",\"thinking\":[{\"text\":\"\","
+	    "\"thoughtSignature\":\"T1\",\"dialect\":\"gemini\"},{\"text\":"
+	    "\"hm\",\"thought\":true,\"dialect\":\"gemini\"},{\"type\":"
+	    "\"thinking\",\"dialect\":\"anthropic\"}],\"tool_calls\":[{\"id\":"
+	    "\"c1\",\"name\":\"f\",\"args\":{\"p\":1},\"signature\":\"S1\"},"
+	    "{\"id\":\"c2\",\"name\":\"g\",\"args\":{}}]},{\"role\":\"tool\","
+	    "\"tool_call_id\":\"c1\",\"content\":\"one\"},{\"role\":\"tool\","
+	    "\"tool_call_id\":\"c2\",\"content\":\"two\",\"is_error\":true}],"
+	    "\"tools\":[{\"name\":\"f\",\"description\":\"F\",\"parameters\":"
+	    "{\"type\":\"object\",\"additionalProperties\":false,"
+	    "\"properties\":{\"p\":{\"type\":\"integer\"}}}},{\"name\":"
+	    "\"g\"}]}",
+	    "{\"systemInstruction\":{\"parts\":[{\"text\":\"be brief\"}]},"
+	    "\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"go\"}]},"
+	    "{\"role\":\"model\",\"parts\":[{\"text\":\"\","
+	    "\"thoughtSignature\":\"T1\"},{\"text\":\"On it.\"},"
+	    "{\"functionCall\":{\"name\":\"f\",\"args\":{\"p\":1}},"
+	    "\"thoughtSignature\":\"S1\"},{\"functionCall\":{\"name\":\"g\","
+	    "\"args\":{}}}]},{\"role\":\"user\",\"parts\":["
+	    "{\"functionResponse\":{\"name\":\"f\",\"response\":{\"output\":"
+	    "\"one\"}}},{\"functionResponse\":{\"name\":\"g\",\"response\":"
+	    "{\"error\":\"two\"}}}]}],\"tools\":[{\"functionDeclarations\":["
+	    "{\"name\":\"f\",\"description\":\"F\",\"parameters\":{\"type\":"
+	    "\"object\",\"properties\":{\"p\":{\"type\":\"integer\"}}}},"
+	    "{\"name\":\"g\"}]}],\"generationConfig\":{\"maxOutputTokens\":50,"
+	    "\"thinkingConfig\":{\"includeThoughts\":true,\"thinkingBudget\":"
+	    "512}}}");
+	body(d, "a tool result for no known call",
+	    "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},"
+	    "{\"role\":\"tool\",\"tool_call_id\":\"zz\",\"content\":\"x\"}]}",
+	    "invalid: messages[1]: a tool message needs the \"tool_call_id\""
+	    " of an earlier call");
+}
+
+/* the URL a dialect makes from base "B" */
+static void
+urlis(const struct oxi_llm_dialect *d, const char *model, int stream,
+    const char *want)
+{
+	struct oxi_llm_target t;
+	struct oxi_buf u = OXI_BUF_INIT;
+
+	memset(&t, 0, sizeof t);
+	t.model = model;
+	oxi_buf_cats(&u, "B");
+	d->url(&u, &t, stream);
+	is_str(u.s, want, "%s url: %s%s", d->name, model,
+	    stream ? "" : ", not streamed");
+	oxi_buf_free(&u);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -405,16 +674,24 @@ main(int argc, char **argv)
 		oxi_buf_cats(&top, "/../../../shared");
 		shared = top.s;
 	}
-	plan((int)NCONF * 3 + 1 + 8 * 3 + 4);
+	plan((int)NCONF * 3 + 1 + NCHECKS + 8 * 3 + 4 + 7 * 3 + 2 + 4);
 
 	if ((dp = opendir(shared))) {
 		closedir(dp);
 		conformance(shared);
 	} else
-		for (i = 0; i < NCONF * 3 + 1; i++)
+		for (i = 0; i < NCONF * 3 + 1 + NCHECKS; i++)
 			printf("ok %d # SKIP no shared directory '%s'\n",
 			    ++tap_n, shared);
 	anthropic();
+	gemini();
+	urlis(&oxi_dialect_anthropic, "claude-x", 1, "B/messages");
+	urlis(&oxi_dialect_gemini, "gemini-2.5-flash", 1,
+	    "B/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+	urlis(&oxi_dialect_gemini, "models/gemini-2.5-flash", 0,
+	    "B/models/gemini-2.5-flash:generateContent");
+	urlis(&oxi_dialect_gemini, "a b?c", 1,
+	    "B/models/a%20b%3Fc:streamGenerateContent?alt=sse");
 	oxi_buf_free(&top);
 	return done();
 }
