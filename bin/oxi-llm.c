@@ -8,19 +8,26 @@
  * Record mode (-j): reads oxi-msg(5) records on stdin.  Each llm.request
  * is sent at once, several at a time, and answered on stdout with an
  * llm.delta per text fragment and then exactly one llm.response or one
- * error record ("ref" is the request id).  Other records pass through
- * unchanged.  Readiness is written to fd -d once set up.  On SIGTERM it
- * stops reading, finishes the requests in flight and exits 0.
+ * error record ("ref" is the request id); each embed.request with one
+ * embed.response or one error.  Other records pass through unchanged.
+ * With -W a connection to each provider of the default model is opened
+ * first.  Readiness is written to fd -d once set up.  On SIGTERM it stops
+ * reading and retrying, finishes the requests in flight and exits 0.
  *
- * Models are "provider/model" (-m, else $OXI_MODEL, else the request's
- * "model"); providers and keys are in lib/llm.c.  Diagnostics never hold
- * an API key.
+ * Models are "provider/model" or a failover chain "a/x,b/y" (-m, else
+ * $OXI_MODEL, else the request's "model").  Failed attempts are retried
+ * with backoff, failing providers are cut off by circuit breakers, and
+ * every answer carries its usage and cost; budgets refuse requests
+ * before anything is sent (lib/llm_ctl.c).  --record appends each
+ * exchange to a file, --replay answers from one without the network.
+ * Diagnostics never hold an API key.
  *
  * exit: 0 ok; 1 some records were rejected; 100 usage, configuration,
- * authentication or another permanent API error; 111 network, timeout,
- * rate limit, server error, or stdin/stdout failure.
+ * authentication, budget or another permanent error; 111 network,
+ * timeout, rate limit, server error, or stdin/stdout failure.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +37,29 @@
 #include "oxi.h"
 
 #define USAGE "oxi-llm [-v] [-m model] [-s system] [-n | --no-stream]" \
-	" [prompt ...]\n" \
-	"oxi-llm -j [-v] [-d fd] [-l maxline] [-m model]"
+	" [-b period=usd] [--record file | --replay file] [prompt ...]\n" \
+	"oxi-llm -j [-vW] [-d fd] [-l maxline] [-m model] [-b period=usd]" \
+	" [--record file | --replay file]\n" \
+	"oxi-llm -M | --models"
 
 #define PARALLEL	16		/* requests in flight, at most */
 #define STDIN_MAX	(64 * 1024 * 1024)
 
+enum { O_RECORD = 256, O_REPLAY };
+
+static const struct option longopts[] = {
+	{ "no-stream", no_argument, NULL, 'n' },
+	{ "models", no_argument, NULL, 'M' },
+	{ "budget", required_argument, NULL, 'b' },
+	{ "record", required_argument, NULL, O_RECORD },
+	{ "replay", required_argument, NULL, O_REPLAY },
+	{ NULL, 0, NULL, 0 }
+};
+
 static int jflag, nflag;
 static struct oxi_http_loop *loop;
-static struct oxi_llm_cfg cfg;
+static struct oxi_llmctl *ctl;
+static struct oxi_llmctl_cfg cfg;
 static struct oxi_nd in;
 static int status = OXI_EX_OK;
 
@@ -46,20 +67,91 @@ static int status = OXI_EX_OK;
 static jv answer;
 static int printed, atnl = 1;
 
-/* a timeout from the environment in seconds (fractions allowed) */
+/* seconds (fractions allowed) from the environment, as ms; dflt if unset */
 static long
-envms(const char *name)
+envms(const char *name, long dflt)
 {
 	const char *v = oxi_getenv(name);
 	char *end;
 	double d;
 
 	if (!v)
-		return 0;
+		return dflt;
 	d = strtod(v, &end);
 	if (*end || d <= 0 || d > 86400)
 		oxi_die(OXI_EX_USAGE, "bad %s '%s': seconds expected", name, v);
 	return (long)(d * 1000 + 0.5);
+}
+
+/* a count from the environment */
+static int
+envint(const char *name, int dflt, int max)
+{
+	const char *v = oxi_getenv(name);
+	char *end;
+	long n;
+
+	if (!v)
+		return dflt;
+	n = strtol(v, &end, 10);
+	if (*end || end == v || n < 0 || n > max)
+		oxi_die(OXI_EX_USAGE, "bad %s '%s': a number from 0 to %d"
+		    " expected", name, v, max);
+	return (int)n;
+}
+
+static double
+usd(const char *what, const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !(d >= 0) || d > 1e9)
+		oxi_die(OXI_EX_USAGE, "bad %s '%s': US dollars expected", what,
+		    v);
+	return d;
+}
+
+/* -b day=5, month=50, session=0.5 */
+static void
+budgetarg(const char *s)
+{
+	static const char *const names[3] = { "day", "month", "session" };
+	const char *eq = strchr(s, '=');
+	int i;
+
+	for (i = 0; eq && i < 3; i++)
+		if ((size_t)(eq - s) == strlen(names[i]) &&
+		    strncmp(s, names[i], eq - s) == 0) {
+			cfg.budget[i] = usd("budget", eq + 1);
+			return;
+		}
+	oxi_die(OXI_EX_USAGE, "bad budget '%s': day=USD, month=USD or"
+	    " session=USD expected", s);
+}
+
+static void
+settings(void)
+{
+	static const char *const vars[3] = {
+		"OXI_BUDGET_DAY_USD", "OXI_BUDGET_MONTH_USD",
+		"OXI_BUDGET_SESSION_USD"
+	};
+	const char *v;
+	int i;
+
+	cfg.connect_ms = envms("OXI_LLM_CONNECT_TIMEOUT", 0);
+	cfg.idle_ms = envms("OXI_LLM_IDLE_TIMEOUT", 0);
+	cfg.total_ms = envms("OXI_LLM_TIMEOUT", 0);
+	cfg.retries = envint("OXI_LLM_RETRIES", cfg.retries, 20);
+	cfg.base_ms = envms("OXI_LLM_BACKOFF", cfg.base_ms);
+	cfg.cap_ms = envms("OXI_LLM_BACKOFF_MAX", cfg.cap_ms);
+	cfg.window_ms = envms("OXI_LLM_RETRY_WINDOW", cfg.window_ms);
+	cfg.brk_max = envint("OXI_LLM_BREAKER", cfg.brk_max, 1000);
+	cfg.brk_ms = envms("OXI_LLM_BREAKER_TIME", cfg.brk_ms);
+	for (i = 0; i < 3; i++)
+		if ((v = oxi_getenv(vars[i])))
+			cfg.budget[i] = usd(vars[i], v);
 }
 
 static void
@@ -111,21 +203,22 @@ hdone(void *arg, const char *id, jv rec)
 	answer = rec;
 }
 
-/* one llm.request, or a record to pass on */
+/* one request, or a record to pass on */
 static void
 request(jv rec)
 {
-	const char *m;
+	const char *m, *type = oxi_msg_type_peek(rec);
 	int r;
 	jv err;
 
-	if (strcmp(oxi_msg_type_peek(rec), "llm.request") != 0) {
+	if (strcmp(type, "llm.request") != 0 &&
+	    strcmp(type, "embed.request") != 0) {
 		if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
 			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
 		jv_free(rec);
 		return;
 	}
-	r = oxi_llm_start(loop, &cfg, rec, &err);
+	r = oxi_llmctl_start(ctl, rec, &err);
 	if (r != OXI_LLM_STARTED) {
 		m = oxi_msg_peek(err, "message");
 		if (r == OXI_LLM_BAD) {
@@ -135,14 +228,24 @@ request(jv rec)
 			    in.linelen);
 			status = OXI_EX_FALSE;
 		} else
-			oxi_warn("request %s: %s", oxi_msg_peek(rec, "id"), m);
+			oxi_warn("request %s: %s: %s", oxi_msg_peek(rec, "id"),
+			    oxi_msg_peek(err, "code"), m);
 		oxi_nd_out(err);
 	}
 	jv_free(rec);
 }
 
+/* runs the transfers and the retries that are due */
 static void
-records(int notif)
+step(struct pollfd *pfd, int n)
+{
+	if (oxi_http_poll(loop, pfd, n, oxi_llmctl_timeout(ctl)) < 0)
+		oxi_die(OXI_EX_TEMP, "unable to run transfers");
+	oxi_llmctl_tick(ctl);
+}
+
+static void
+records(int notif, int warm)
 {
 	struct pollfd pfd[2];
 	int sigfd, r, n, reading = 1, max = PARALLEL;
@@ -154,16 +257,18 @@ records(int notif)
 	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP |
 	    OXI_SIG_NOPIPE)) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
-	cfg.delta = rdelta;
-	cfg.done = rdone;
+	if (warm && cfg.model && oxi_llmctl_warm(ctl, cfg.model) > 0)
+		while (oxi_llmctl_warming(ctl) > 0 && !oxi_sig_term)
+			step(NULL, 0);
 	oxi_notify(notif);
 	for (;;) {
 		if (oxi_sig_term && reading) {
 			oxi_info("stopping: finishing %d request(s)",
-			    oxi_http_running(loop));
+			    oxi_llmctl_running(ctl));
 			reading = 0;
+			oxi_llmctl_drain(ctl);
 		}
-		while (reading && oxi_http_running(loop) < max) {
+		while (reading && oxi_llmctl_running(ctl) < max) {
 			r = oxi_nd_take(&in, &rec);
 			if (r == OXI_ND_AGAIN)
 				break;
@@ -174,17 +279,16 @@ records(int notif)
 			else if (r == OXI_ND_OK)
 				request(rec);
 		}
-		if (!reading && oxi_http_running(loop) == 0)
+		if (!reading && oxi_llmctl_running(ctl) == 0)
 			break;
 		n = 0;
 		pfd[n].fd = sigfd;
 		pfd[n++].events = POLLIN;
-		if (reading && oxi_http_running(loop) < max) {
+		if (reading && oxi_llmctl_running(ctl) < max) {
 			pfd[n].fd = in.fd;
 			pfd[n++].events = POLLIN;
 		}
-		if (oxi_http_poll(loop, pfd, n, -1) < 0)
-			oxi_die(OXI_EX_TEMP, "unable to run transfers");
+		step(pfd, n);
 		if (pfd[0].revents) {
 			oxi_sig_drain();
 			oxi_sig_hup = 0;	/* nothing to reload */
@@ -256,16 +360,13 @@ human(jv rec)
 	jv err, v;
 	int r, retry;
 
-	cfg.delta = hdelta;
-	cfg.done = hdone;
 	answer = jv_invalid();
-	r = oxi_llm_start(loop, &cfg, rec, &err);
+	r = oxi_llmctl_start(ctl, rec, &err);
 	jv_free(rec);
 	if (r != OXI_LLM_STARTED)
 		hdone(NULL, NULL, err);
-	while (oxi_http_running(loop) > 0)
-		if (oxi_http_poll(loop, NULL, 0, -1) < 0)
-			oxi_die(OXI_EX_TEMP, "unable to run the transfer");
+	while (oxi_llmctl_running(ctl) > 0)
+		step(NULL, 0);
 	if (!jv_is_valid(answer))
 		oxi_die(OXI_EX_TEMP, "the transfer ended without an answer");
 	type = oxi_msg_type_peek(answer);
@@ -295,34 +396,95 @@ human(jv rec)
 	return OXI_EX_OK;
 }
 
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -M: the priced models of known providers, then the other providers */
+static int
+models(void)
+{
+	const struct oxi_llm_provider *p;
+	struct oxi_prices *t;
+	const char *k;
+	char why[300], **v = NULL;
+	size_t i, n = 0, len;
+	int seen;
+
+	if (!(t = oxi_prices_load(why, sizeof why)))
+		oxi_die(OXI_EX_USAGE, "%s", why);
+	for (i = 0; (k = oxi_prices_key(t, i)); i++) {
+		if (strpbrk(k, "*?["))
+			continue;
+		for (p = oxi_llm_providers; p->name; p++)
+			if (strncmp(k, p->name, (len = strlen(p->name))) ==
+			    0 && k[len] == '/')
+				break;
+		if (!p->name)
+			continue;
+		v = xrealloc(v, (n + 1) * sizeof *v);
+		v[n++] = xstrdup(k);
+	}
+	qsort(v, n, sizeof *v, cmpstr);
+	for (i = 0; i < n; i++)
+		printf("%s\n", v[i]);
+	for (p = oxi_llm_providers; p->name; p++) {
+		len = strlen(p->name);
+		for (i = seen = 0; i < n && !seen; i++)
+			seen = strncmp(v[i], p->name, len) == 0 &&
+			    v[i][len] == '/';
+		if (!seen)
+			printf("%s/*\n", p->name);
+	}
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	oxi_prices_free(t);
+	oxi_fshut(stdout, "stdout");
+	return OXI_EX_OK;
+}
+
 int
 main(int argc, char *argv[])
 {
 	const char *sys = NULL, *model = NULL;
-	char why[256];
-	int c, i, notif = -1, lflag = 0;
+	char why[300], **chain;
+	int c, i, n, notif = -1, lflag = 0, wflag = 0, mflag = 0, bflag = 0;
 	size_t maxline = 0;
 
 	oxi_prog = "oxi-llm";
 	oxi_std_opts(argc, argv, USAGE);
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--no-stream") == 0)
-			argv[i] = "-n";
-	while ((c = getopt(argc, argv, "+d:jl:m:ns:v")) != -1)
+	oxi_llmctl_defaults(&cfg);
+	while ((c = getopt_long(argc, argv, "+b:d:jl:Mm:ns:vW", longopts,
+	    NULL)) != -1)
 		switch (c) {
+		case 'b': budgetarg(optarg); bflag = 1; break;
 		case 'd': notif = oxi_fdarg(optarg); break;
 		case 'j': jflag = 1; break;
 		case 'l': maxline = oxi_sizearg(optarg, "maxline"); lflag = 1;
 			break;
+		case 'M': mflag = 1; break;
 		case 'm': model = optarg; break;
 		case 'n': nflag = 1; break;
 		case 's': sys = optarg; break;
 		case 'v': oxi_verbose++; break;
+		case 'W': wflag = 1; break;
+		case O_RECORD: cfg.record = optarg; break;
+		case O_REPLAY: cfg.replay = optarg; break;
 		default: oxi_usage(USAGE);
 		}
 	argc -= optind;
 	argv += optind;
-	if (jflag ? argc > 0 || sys || nflag : notif >= 0 || lflag)
+	if (mflag) {
+		if (argc > 0 || jflag || model || sys || nflag || bflag ||
+		    lflag || wflag || notif >= 0 || cfg.record || cfg.replay)
+			oxi_usage(USAGE);
+		return models();
+	}
+	if ((jflag ? argc > 0 || sys || nflag : notif >= 0 || lflag ||
+	    wflag) || (cfg.record && cfg.replay))
 		oxi_usage(USAGE);
 
 	if (!model)
@@ -330,21 +492,32 @@ main(int argc, char *argv[])
 	if (!model && !jflag)
 		oxi_die(OXI_EX_USAGE, "no model: use -m provider/model or set"
 		    " OXI_MODEL (e.g. openai/gpt-4o-mini)");
-	if (model && oxi_llm_check(model, why, sizeof why) < 0)
-		oxi_die(OXI_EX_USAGE, "%s", why);
+	if (model) {
+		n = oxi_llm_chain(model, &chain);
+		if (n == 0)
+			oxi_die(OXI_EX_USAGE, "no model in '%s'", model);
+		/* a replay needs neither keys nor servers */
+		for (i = 0; i < n && !cfg.replay; i++)
+			if (oxi_llm_check(chain[i], why, sizeof why) < 0)
+				oxi_die(OXI_EX_USAGE, "%s", why);
+		oxi_llm_chain_free(chain, n);
+	}
 	cfg.model = model;
-	cfg.connect_ms = envms("OXI_LLM_CONNECT_TIMEOUT");
-	cfg.idle_ms = envms("OXI_LLM_IDLE_TIMEOUT");
-	cfg.total_ms = envms("OXI_LLM_TIMEOUT");
+	settings();
+	cfg.delta = jflag ? rdelta : hdelta;
+	cfg.done = jflag ? rdone : hdone;
 	if (!(loop = oxi_http_loop_new()))
 		oxi_die(OXI_EX_TEMP, "unable to initialise libcurl");
+	if (!(ctl = oxi_llmctl_new(loop, &cfg, why, sizeof why)))
+		oxi_die(OXI_EX_USAGE, "%s", why);
 
 	if (!jflag)
 		return human(prompt(argc, argv, sys));
 	oxi_nd_init(&in, 0, "stdin");
 	if (lflag)
 		in.max = maxline;
-	records(notif);
+	records(notif, wflag || oxi_getenv("OXI_LLM_WARM"));
+	oxi_llmctl_free(ctl);
 	oxi_http_loop_free(loop);
 	oxi_nd_free(&in);
 	oxi_fshut(stdout, "stdout");

@@ -2,6 +2,8 @@
 # oxi-llm in human mode: the prompt from arguments and stdin, the reply
 # streamed to stdout, and an exit code for every kind of failure
 cd "${0%/*}" && . ./lib.sh
+# one attempt per request: retries are t42xx's business
+export OXI_LLM_RETRIES=0
 plan 34
 
 M=openai/fake-model

@@ -3,6 +3,8 @@
 # error record (and no llm.response), retryable or not, with one stderr
 # line, and the API key shows up nowhere
 cd "${0%/*}" && . ./lib.sh
+# one attempt per request: retries are t42xx's business
+export OXI_LLM_RETRIES=0
 plan 24
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"
