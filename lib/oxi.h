@@ -829,12 +829,14 @@ struct oxi_child {
 				 * stdout and stderr, or -1 */
 };
 struct oxi_child_cfg {
-	const char *wsdir;	/* the workspace, its directory */
+	const char *wsdir;	/* the workspace (absolute), or NULL */
 	int net;		/* network allowed */
+	int server;		/* long-lived: no CPU or memory rlimit */
 	jv env;			/* {"NAME":"value"} added to the scrubbed
 				 * environment, or null; borrowed */
+	const char *const *ro;	/* more paths it may read, or NULL */
 };
-/* starts argv (searched in PATH) in the sandbox: 0, or -1 with a
+/* starts argv in the sandbox (oxi_sbx_spawn): 0, or -1 with a
  * one-line reason in why */
 int oxi_child_start(struct oxi_child *, char *const argv[],
     const struct oxi_child_cfg *, char *why, size_t len);
