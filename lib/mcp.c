@@ -71,6 +71,7 @@ struct server {
 	char **argv;		/* command and args */
 	jv env;			/* its "env", an object or null */
 	int net;		/* sandbox.network */
+	char **ro;		/* sandbox.ro and the command's directory */
 	long timeout;		/* per request, ms */
 	struct oxi_child c;	/* the process, c.pid -1 when down */
 	struct oxi_buf rd;	/* bytes of stdout not yet a whole line */
@@ -467,7 +468,8 @@ initialize(struct server *s, const char *version, long long end, char *why,
 static int
 start(struct server *s, char *why, size_t len)
 {
-	struct oxi_child_cfg cfg = { mcpwsdir, s->net, s->env };
+	struct oxi_child_cfg cfg = { mcpwsdir, s->net, 1, s->env,
+	    (const char *const *)s->ro };
 	long long t0 = oxi_clock_ms(), end;
 	const char *v = NULL;
 	char eb[256];
@@ -511,7 +513,7 @@ start(struct server *s, char *why, size_t len)
 		}
 		jv_free(res);
 	}
-	end = t0 + s->timeout;
+	end = oxi_clock_ms() + s->timeout;
 	if (v == modern) {
 		s->modern = 1;
 		snprintf(s->version, sizeof s->version, "%s", modern);
@@ -798,6 +800,51 @@ mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 
 static const struct oxi_tool_src source = { NULL, mhas, mdefs, mrun };
 
+/*
+ * The paths a server may read besides the system's: those of ro
+ * (consumed; absolute), and the directory of its command if that names
+ * one.  0, or -1 with why.
+ */
+static int
+readable(struct server *s, jv ro, char *why, size_t len)
+{
+	char *d, *slash;
+	int i, n = 0;
+	jv v;
+
+	if (jv_is_valid(ro) && jv_get_kind(ro) != JV_KIND_NULL &&
+	    jv_get_kind(ro) != JV_KIND_ARRAY) {
+		jv_free(ro);
+		snprintf(why, len, "server '%s': \"sandbox\".\"ro\" is not "
+		    "an array", s->name);
+		return -1;
+	}
+	if (jv_get_kind(ro) == JV_KIND_ARRAY)
+		n = jv_array_length(jv_copy(ro));
+	s->ro = xcalloc(n + 2, sizeof *s->ro);
+	for (i = 0; i < n; i++) {
+		v = jv_array_get(jv_copy(ro), i);
+		if (jv_get_kind(v) != JV_KIND_STRING ||
+		    jv_string_value(v)[0] != '/') {
+			jv_free(v);
+			jv_free(ro);
+			snprintf(why, len, "server '%s': \"sandbox\".\"ro\" "
+			    "holds something not an absolute path", s->name);
+			return -1;
+		}
+		s->ro[i] = xstrdup(jv_string_value(v));
+		jv_free(v);
+	}
+	jv_free(ro);
+	if ((slash = strrchr(s->argv[0], '/'))) {
+		d = xstrndup(s->argv[0], slash - s->argv[0] + 1);
+		if (!(s->ro[n] = realpath(d, NULL)))
+			s->ro[n] = NULL;
+		free(d);
+	}
+	return 0;
+}
+
 /* fills s from its configuration (consumed): 0, or -1 with why */
 static int
 config(struct server *s, const char *name, jv c, char *why, size_t len)
@@ -842,7 +889,10 @@ config(struct server *s, const char *name, jv c, char *why, size_t len)
 	}
 	n = jv_array_length(jv_copy(args));
 	s->argv = xcalloc(n + 2, sizeof *s->argv);
-	s->argv[0] = xstrdup(jv_string_value(cmd));
+	/* the sandbox runs it from the workspace: a relative path is ours */
+	if (!strchr(jv_string_value(cmd), '/') || jv_string_value(cmd)[0] ==
+	    '/' || !(s->argv[0] = realpath(jv_string_value(cmd), NULL)))
+		s->argv[0] = xstrdup(jv_string_value(cmd));
 	jv_free(cmd);
 	for (i = 0; i < n; i++) {
 		v = jv_array_get(jv_copy(args), i);
@@ -869,6 +919,9 @@ config(struct server *s, const char *name, jv c, char *why, size_t len)
 	v = get(get(jv_copy(c), "sandbox"), "network");
 	s->net = jv_get_kind(v) == JV_KIND_TRUE;
 	jv_free(v);
+	if (readable(s, get(get(jv_copy(c), "sandbox"), "ro"), why,
+	    len) < 0)
+		goto bad;
 	s->timeout = TIMEOUT_MS;
 	v = get(jv_copy(c), "timeout_ms");
 	if (jv_get_kind(v) == JV_KIND_NUMBER) {

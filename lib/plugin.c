@@ -41,6 +41,7 @@
 struct plugin {
 	char *name;		/* the tool name, the file's name */
 	char *path;		/* the file */
+	char *dir;		/* its directory, readable in the sandbox */
 	char *taint;		/* "plugin:NAME" */
 	jv def;			/* {"name","description","parameters"} */
 	int net;		/* network granted */
@@ -62,13 +63,6 @@ static struct plugin *plugins;
 static size_t nplugins;
 static char *plugwsdir;		/* the workspace they run in */
 
-extern char **environ;
-
-/* variables a child may inherit from us */
-static const char *const keepenv[] = {
-	"PATH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", NULL
-};
-
 static int
 nameok(const char *s)
 {
@@ -78,40 +72,24 @@ nameok(const char *s)
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
 }
 
-/* the environment of a child: keepenv, HOME, then env's pairs */
+/* "NAME=value" for each string of the object env, NULL-terminated */
 static char **
-childenv(const struct oxi_child_cfg *cfg)
+envlist(jv env)
 {
 	struct oxi_buf b = OXI_BUF_INIT;
 	char **v;
-	const char *s;
-	size_t n = 0, cap = 16;
-	int i, it;
+	size_t n = 0;
+	int it;
 	jv k, val;
 
-	v = xcalloc(cap, sizeof *v);
-	for (i = 0; keepenv[i]; i++)
-		if ((s = getenv(keepenv[i]))) {
-			oxi_buf_reset(&b);
-			oxi_buf_printf(&b, "%s=%s", keepenv[i], s);
-			v[n++] = xstrdup(b.s);
-		}
-	if (!getenv("PATH"))
-		v[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
-	oxi_buf_reset(&b);
-	oxi_buf_printf(&b, "HOME=%s", cfg->wsdir ? cfg->wsdir : "/");
-	v[n++] = xstrdup(b.s);
-	if (jv_get_kind(cfg->env) == JV_KIND_OBJECT)
-		for (it = jv_object_iter(cfg->env);
-		    jv_object_iter_valid(cfg->env, it);
-		    it = jv_object_iter_next(cfg->env, it)) {
-			k = jv_object_iter_key(cfg->env, it);
-			val = jv_object_iter_value(cfg->env, it);
+	v = xcalloc((jv_get_kind(env) == JV_KIND_OBJECT ?
+	    jv_object_length(jv_copy(env)) : 0) + 1, sizeof *v);
+	if (jv_get_kind(env) == JV_KIND_OBJECT)
+		for (it = jv_object_iter(env); jv_object_iter_valid(env, it);
+		    it = jv_object_iter_next(env, it)) {
+			k = jv_object_iter_key(env, it);
+			val = jv_object_iter_value(env, it);
 			if (jv_get_kind(val) == JV_KIND_STRING) {
-				if (n + 2 >= cap) {
-					cap *= 2;
-					v = xrealloc(v, cap * sizeof *v);
-				}
 				oxi_buf_reset(&b);
 				oxi_buf_printf(&b, "%s=%s", jv_string_value(k),
 				    jv_string_value(val));
@@ -120,13 +98,12 @@ childenv(const struct oxi_child_cfg *cfg)
 			jv_free(k);
 			jv_free(val);
 		}
-	v[n] = NULL;
 	oxi_buf_free(&b);
 	return v;
 }
 
 static void
-freeenv(char **v)
+freelist(char **v)
 {
 	size_t i;
 
@@ -139,86 +116,28 @@ int
 oxi_child_start(struct oxi_child *c, char *const argv[],
     const struct oxi_child_cfg *cfg, char *why, size_t len)
 {
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	int st[2] = { -1, -1 }, e = 0;
-	char **env = childenv(cfg);
-	sigset_t all, old;
-	ssize_t r;
-	pid_t pid;
+	struct oxi_sbx sb = OXI_SBX_INIT;
+	char **env = envlist(cfg->env);
 
-	c->pid = -1;
 	c->in = c->out = c->err = -1;
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
-	    pipe2(err, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0) {
-		snprintf(why, len, "unable to make a pipe: %s",
-		    strerror(errno));
-		goto fail;
+	sb.workspace = cfg->wsdir;
+	sb.net = cfg->net;
+	sb.env = (const char *const *)env;
+	sb.ro = cfg->ro;
+	if (cfg->server) {
+		sb.cpu_s = -1;	/* a server lives as long as we do */
+		sb.mem_mb = -1;	/* and may be a JIT reserving gigabytes */
+		sb.nofile = 256;
 	}
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	pid = fork();
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		(void)setsid();
-		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 ||
-		    dup2(err[1], 2) < 0 ||
-		    (cfg->wsdir && chdir(cfg->wsdir) < 0))
-			goto childfail;
-		environ = env;
-		execvp(argv[0], argv);
-childfail:
-		e = errno;
-		(void)!write(st[1], &e, sizeof e);
-		_exit(e == ENOENT ? OXI_EX_NOENT : OXI_EX_NOEXEC);
-	}
-	e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		snprintf(why, len, "unable to fork: %s", strerror(e));
-		goto fail;
-	}
-	close(st[1]);
-	st[1] = -1;
-	while ((r = read(st[0], &e, sizeof e)) < 0 && errno == EINTR)
-		;
-	if (r == sizeof e) {
-		snprintf(why, len, "unable to run '%s': %s", argv[0],
-		    strerror(e));
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		goto fail;
-	}
-	close(st[0]);
-	close(in[0]);
-	close(out[1]);
-	close(err[1]);
-	c->pid = pid;
-	c->in = in[1];
-	c->out = out[0];
-	c->err = err[0];
+	c->pid = oxi_sbx_spawn(&sb, argv, &c->in, &c->out, &c->err, why,
+	    len);
+	freelist(env);
+	if (c->pid < 0)
+		return -1;
 	oxi_fd_nonblock(c->in, 1);
 	oxi_fd_nonblock(c->out, 1);
 	oxi_fd_nonblock(c->err, 1);
-	freeenv(env);
 	return 0;
-fail:
-	for (e = 0; e < 2; e++) {
-		if (in[e] >= 0)
-			close(in[e]);
-		if (out[e] >= 0)
-			close(out[e]);
-		if (err[e] >= 0)
-			close(err[e]);
-		if (st[e] >= 0)
-			close(st[e]);
-	}
-	freeenv(env);
-	return -1;
 }
 
 /* 1 once pid has exited (not reaped), 0 if it runs, -1 if unknown */
@@ -237,7 +156,7 @@ int
 oxi_child_end(struct oxi_child *c, long ms)
 {
 	long long end = oxi_clock_ms() + (ms > 0 ? ms : 0);
-	int code, r;
+	int code;
 
 	if (c->in >= 0)
 		close(c->in);
@@ -248,11 +167,10 @@ oxi_child_end(struct oxi_child *c, long ms)
 	c->in = c->out = c->err = -1;
 	if (c->pid <= 0)
 		return -1;
-	while ((r = exited(c->pid)) == 0 && oxi_clock_ms() < end)
+	while (exited(c->pid) == 0 && oxi_clock_ms() < end)
 		poll(NULL, 0, 10);
-	/* the leader is not reaped yet: its group id cannot be reused */
-	(void)kill(-c->pid, SIGKILL);
-	code = oxi_wait(c->pid);
+	/* whatever it left running goes too; then it is reaped */
+	code = oxi_sbx_kill(c->pid);
 	c->pid = -1;
 	return code;
 }
@@ -471,7 +389,8 @@ checkdef(const char *name, const char *s, size_t len, int *net)
 static void
 describe(const char *dir, const char *name, const char *path, long ms)
 {
-	struct oxi_child_cfg cfg = { plugwsdir, 0, jv_null() };
+	const char *ro[2] = { dir, NULL };
+	struct oxi_child_cfg cfg = { plugwsdir, 0, 0, jv_null(), ro };
 	struct oxi_buf out = OXI_BUF_INIT, err = OXI_BUF_INIT;
 	char *argv[3], why[256];
 	struct plugin *p;
@@ -513,6 +432,7 @@ describe(const char *dir, const char *name, const char *path, long ms)
 	p = &plugins[nplugins++];
 	p->name = xstrdup(name);
 	p->path = xstrdup(path);
+	p->dir = xstrdup(dir);
 	p->taint = xmalloc(strlen(name) + 8);
 	sprintf(p->taint, "plugin:%s", name);
 	p->def = def;
@@ -559,7 +479,7 @@ loaddir(const char *dir, long ms)
 			oxi_debug("plugin '%s' hidden by an earlier one",
 			    path.s);
 		else
-			describe(dir, name, path.s, ms);
+			describe(abs, name, path.s, ms);
 		free(ents[i]);
 	}
 	free(ents);
@@ -603,7 +523,8 @@ prun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
     struct oxi_buf *out, const char **taint)
 {
 	struct plugin *p = pluginof(name);
-	struct oxi_child_cfg cfg = { plugwsdir, 0, jv_null() };
+	const char *ro[2] = { p->dir, NULL };
+	struct oxi_child_cfg cfg = { plugwsdir, 0, 0, jv_null(), ro };
 	struct oxi_buf err = OXI_BUF_INIT;
 	char *argv[2], why[256];
 	size_t total;
