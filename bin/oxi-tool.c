@@ -12,8 +12,17 @@
  * Other records pass through unchanged; bad lines are warned about and
  * dead-lettered by the library.
  *
+ * Besides the built-in tools: plugins, executables of the tool
+ * directories (-P, $OXI_TOOL_PATH) described by "FILE --describe" and
+ * run with the arguments on stdin (lib/plugin.c); and the tools of the
+ * MCP servers of -M or $OXI_MCP_CONFIG, named server__tool (lib/mcp.c).
+ * Both run in the sandbox; their results are tainted "plugin:NAME" and
+ * "mcp:SERVER".
+ *
  * With -L (--list) it prints the tool definitions as one JSON array, the
- * "tools" of an llm.request, and exits.
+ * "tools" of an llm.request, and exits.  With the operand mcp it serves
+ * the built-in tools and the plugins to an MCP client on stdin and
+ * stdout instead (lib/mcpserve.c), until end of input.
  *
  * It holds no secret and needs none: run it with a scrubbed environment.
  * -d fd: readiness once the workspace is open.  SIGTERM: answer the calls
@@ -25,7 +34,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +44,11 @@
 
 #include "oxi.h"
 
-#define USAGE "oxi-tool [-v] [-d fd] [-l maxline] [-o maxoutput] " \
-	"[-w workspace]\n" \
-	"oxi-tool -L | --list"
+#define USAGE "oxi-tool [-v] [-d fd] [-l maxline] [-M mcpconfig] " \
+	"[-o maxoutput] [-P tooldirs] [-w workspace]\n" \
+	"oxi-tool -L | --list\n" \
+	"oxi-tool [-v] [-l maxline] [-o maxoutput] [-P tooldirs] " \
+	"[-w workspace] mcp"
 
 #define MAXOUT_DEFAULT	(64 * 1024)
 #define MAXOUT_MAX	(256 * 1024 * 1024)
@@ -136,11 +149,37 @@ call(jv rec)
 	    r < 0 ? "error" : "ok", oxi_clock_ms() - t0);
 }
 
+static const char *mcpopt, *pathopt;
+
+/* plugins and MCP servers, run in the workspace wsdir (may be NULL) */
+static void
+extras(const char *wsdir, int mcp)
+{
+	char why[512];
+
+	(void)oxi_plugin_load(pathopt, wsdir);
+	if (mcp && oxi_mcp_load(mcpopt, wsdir, why, sizeof why) < 0)
+		oxi_die(OXI_EX_USAGE, "invalid MCP configuration: %s", why);
+}
+
 static void
 list(void)
 {
+	signal(SIGPIPE, SIG_IGN);
+	extras(NULL, 1);
 	oxi_nd_out(oxi_tool_defs());
+	oxi_mcp_stop();
 	oxi_fshut(stdout, "stdout");
+	exit(OXI_EX_OK);
+}
+
+static void
+serve(const char *wsdir, size_t maxline)
+{
+	extras(wsdir, 0);
+	if (oxi_mcp_serve(&ctx, 0, 1, maxline) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to serve MCP on stdin and "
+		    "stdout");
 	exit(OXI_EX_OK);
 }
 
@@ -152,14 +191,15 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *wsopt = NULL, *dir;
+	char wsabs[PATH_MAX];
 	struct pollfd pfd[2];
 	size_t maxline = 0;
-	int c, r, lflag = 0, notif = -1, sigfd;
+	int c, r, lflag = 0, mflag = 0, notif = -1, sigfd;
 	jv rec;
 
 	oxi_prog = "oxi-tool";
 	oxi_std_opts(argc, argv, USAGE);
-	while ((c = getopt_long(argc, argv, "+d:Ll:o:vw:", longopts,
+	while ((c = getopt_long(argc, argv, "+d:Ll:M:o:P:vw:", longopts,
 	    NULL)) != -1)
 		switch (c) {
 		case 'd':
@@ -171,11 +211,17 @@ main(int argc, char *argv[])
 		case 'l':
 			maxline = oxi_sizearg(optarg, "maximum line length");
 			break;
+		case 'M':
+			mcpopt = optarg;
+			break;
 		case 'o':
 			ctx.maxout = oxi_sizearg(optarg, "maximum output");
 			if (ctx.maxout == 0 || ctx.maxout > MAXOUT_MAX)
 				oxi_die(OXI_EX_USAGE, "invalid maximum output "
 				    "'%s'", optarg);
+			break;
+		case 'P':
+			pathopt = optarg;
 			break;
 		case 'v':
 			oxi_verbose++;
@@ -186,10 +232,14 @@ main(int argc, char *argv[])
 		default:
 			oxi_usage(USAGE);
 		}
+	if (optind < argc && strcmp(argv[optind], "mcp") == 0 && !lflag) {
+		mflag = 1;
+		optind++;
+	}
 	if (optind != argc)
 		oxi_usage(USAGE);
 	if (lflag)
-		list();	/* other options are allowed and ignored */
+		list();	/* other options are allowed: -M, -P count */
 
 	oxi_nd_init(&in, 0, "stdin");
 	if (maxline)
@@ -204,6 +254,12 @@ main(int argc, char *argv[])
 		    dir);
 	oxi_debug("workspace '%s', confined by %s", dir,
 	    oxi_ws_beneath == 0 ? "a component walk" : "openat2");
+	if (!realpath(dir, wsabs))
+		oxi_diesys(oxi_errtemp(errno), "unable to resolve workspace "
+		    "'%s'", dir);
+	if (mflag)
+		serve(wsabs, maxline);
+	extras(wsabs, 1);
 	oxi_notify(notif);
 
 	pfd[0].fd = 0;
@@ -248,5 +304,6 @@ main(int argc, char *argv[])
 	}
 	if (oxi_sig_term)
 		oxi_debug("stopping on a signal");
+	oxi_mcp_stop();
 	return status;
 }

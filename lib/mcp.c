@@ -954,6 +954,8 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 
 	free(mcpwsdir);
 	mcpwsdir = wsdir ? xstrdup(wsdir) : NULL;
+	if (path && !*path)
+		return 0;	/* -M '': none */
 	if (!path)
 		path = oxi_getenv("OXI_MCP_CONFIG");
 	if (!path) {
