@@ -28,6 +28,8 @@ const struct oxi_llm_provider oxi_llm_providers[] = {
 	    &oxi_dialect_anthropic, NULL },
 	{ "gemini", "https://generativelanguage.googleapis.com/v1beta",
 	    "GEMINI_API_KEY", 1, &oxi_dialect_gemini, NULL },
+	{ "openai-responses", "https://api.openai.com/v1", "OPENAI_API_KEY", 1,
+	    &oxi_dialect_responses, "OXI_OPENAI_BASE_URL" },
 	{ "ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", 0,
 	    &oxi_dialect_openai, NULL },
 	{ "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",

@@ -110,6 +110,27 @@ static const struct conf {
 	  "\\u611f\\u53d7\\u79cb\\u5929\\u7684\\u6c14\\u606f\\uff0c\\u9886"
 	  "\\u609f\\u79cb\\u5929\\u7684\\u54f2\\u7406\\u3002\""
 	  ",\"tool_calls\":[]},\"stop\":\"end\"," U0 "}" },
+	{ "openai-responses", "swiftagent_Text_helloWorldResponse.sse",
+	  &oxi_dialect_responses,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":\"Hello,"
+	  " World!\",\"tool_calls\":[],\"thinking\":[{\"id\":"
+	  "\"rs_68d7eff985648196883d78673232885e07152cb8c6ac9072\","
+	  "\"type\":\"reasoning\",\"encrypted_content\":\"encrypted-3\","
+	  "\"summary\":[],\"dialect\":\"responses\"}]},\"stop\":\"end\","
+	  U(12, 10, 0, 0, 0) "}" },
+	{ "openai-responses", "swiftagent_ToolCalls_response1.sse",
+	  &oxi_dialect_responses, NULL },
+	{ "openai-responses", "swiftagent_ToolCalls_response2.sse",
+	  &oxi_dialect_responses,
+	  "{\"message\":{\"role\":\"assistant\",\"content\":\"Current"
+	  " weather in New York City, USA: Sunny.\",\"tool_calls\":[]},"
+	  "\"stop\":\"end\"," U(114, 15, 0, 0, 0) "}" },
+	{ "openai-responses", "swiftagent_insufficientQuota_failed.sse",
+	  &oxi_dialect_responses,
+	  "error provider 0: You exceeded your current quota, please check"
+	  " your plan and billing details. For more information on this"
+	  " error, read the docs: https://platform.openai.com/docs/guides/"
+	  "error-codes/api-errors." },
 };
 #define NCONF	(sizeof confs / sizeof confs[0])
 
@@ -287,7 +308,7 @@ at(const char *json, const char *path)
 }
 
 /* the files too long to spell out: some of their fields (NCHECKS) */
-#define NCHECKS	3
+#define NCHECKS	7
 static void
 checks(const char *file, const char *got)
 {
@@ -327,6 +348,25 @@ checks(const char *file, const char *got)
 		is_str(at(got, "usage"), "{\"cache_read\":0,\"cache_write\":0,"
 		    "\"input\":38,\"output\":174,\"reasoning\":168}",
 		    "%s: usage, thoughts are output and reasoning", file);
+	} else if (strstr(file, "ToolCalls_response1")) {
+		is_str(at(got, "message.tool_calls"), "[{\"args\":"
+		    "{\"location\":\"New York City, USA\"},\"id\":"
+		    "\"call_5dp5Uj0Loqn1YcyIpqSq6sLX\",\"name\":"
+		    "\"get_weather\"}]",
+		    "%s: the call, arguments as at .done", file);
+		ok(strncmp(at(got, "message.thinking.0.encrypted_content"),
+		    "\"gAAAAABo2TBAHIAEhoF6BMeLdaTLFV8HVEe_XWvYaavDRXgA5", 50)
+		    == 0 && !strcmp(at(got, "message.thinking.0.id"),
+		    "\"rs_68d9303e94ac819ead3d9e066f405eae"
+		    "03aa6e5a972b3b23\"") &&
+		    !strcmp(at(got, "message.thinking.1"), "(none)") &&
+		    !strcmp(at(got, "message.content"), "null"),
+		    "%s: the final reasoning item kept, encrypted", file);
+		is_str(at(got, "stop"), "\"tool_use\"", "%s: stop tool_use",
+		    file);
+		is_str(at(got, "usage"), "{\"cache_read\":0,\"cache_write\":0,"
+		    "\"input\":75,\"output\":155,\"reasoning\":128}",
+		    "%s: usage with reasoning tokens", file);
 	}
 }
 
@@ -334,11 +374,12 @@ static int
 conformance(const char *dir)
 {
 	static const char *const dirs[] = {
-		"anthropic", "gemini", NULL
+		"anthropic", "gemini", "openai-responses", NULL
 	};
 	struct oxi_buf f = OXI_BUF_INIT, path = OXI_BUF_INIT;
 	char *w;
 	size_t i;
+	jv v;
 	int k, extra = 0, known;
 	DIR *dp;
 	struct dirent *de;
@@ -383,6 +424,18 @@ conformance(const char *dir)
 		closedir(dp);
 	}
 	ok(extra == 0, "every recorded stream is checked");
+	/* an error body of a 401: its message, for the error record */
+	oxi_buf_reset(&path);
+	oxi_buf_printf(&path, "%s/wire/openai-responses/"
+	    "swiftagent_missingAPIKey_401_body.json", dir);
+	oxi_buf_reset(&f);
+	v = oxi_readfile(path.s, &f, 1 << 20) == 0 ?
+	    oxi_openai_errmsg(f.s, f.len) : jv_invalid();
+	is_str(jv_is_valid(v) ? jv_string_value(v) : "(none)",
+	    "Incorrect API key provided: ''. You can find your API key at"
+	    " https://platform.openai.com/account/api-keys.",
+	    "missingAPIKey_401_body.json: the message of the error body");
+	jv_free(v);
 	oxi_buf_free(&f);
 	oxi_buf_free(&path);
 	return 0;
@@ -639,6 +692,101 @@ gemini(void)
 	    " of an earlier call");
 }
 
+#define R(type, json) "event: " type "\ndata: {\"type\":\"" type "\"" \
+	json "}\n\n"
+#define R_FC(i, id, name) R("response.output_item.added", \
+	",\"output_index\":" #i ",\"item\":{\"type\":\"function_call\"," \
+	"\"id\":\"fc" #i "\",\"call_id\":\"" id "\",\"name\":\"" name \
+	"\",\"arguments\":\"\"}")
+#define R_ARGS(i, d) R("response.function_call_arguments.delta", \
+	",\"output_index\":" #i ",\"delta\":\"" d "\"")
+#define R_DONE(status, extra) R("response." status, ",\"response\":" \
+	"{\"status\":\"" status "\",\"usage\":{\"input_tokens\":20," \
+	"\"input_tokens_details\":{\"cached_tokens\":8},\"output_tokens\":" \
+	"6,\"output_tokens_details\":{\"reasoning_tokens\":2}}" extra "}")
+
+static void
+responses(void)
+{
+	const struct oxi_llm_dialect *d = &oxi_dialect_responses;
+
+	sstream(d, "responses two parallel calls, arguments in deltas",
+	    R_FC(0, "c1", "list_dir") R_ARGS(0, "{\\\"path\\\":")
+	    R_ARGS(0, " \\\".\\\"}") R_FC(1, "c2", "read_file")
+	    R_ARGS(1, "{\\\"path\\\": \\\"a.txt\\\"}")
+	    R("response.function_call_arguments.done", ",\"output_index\":1,"
+	    "\"arguments\":\"{\\\"path\\\": \\\"a.txt\\\"}\"")
+	    R_DONE("completed", ""),
+	    "{\"message\":{\"role\":\"assistant\",\"content\":null,"
+	    "\"tool_calls\":[{\"id\":\"c1\",\"name\":\"list_dir\",\"args\":"
+	    "{\"path\":\".\"}},{\"id\":\"c2\",\"name\":\"read_file\","
+	    "\"args\":{\"path\":\"a.txt\"}}]},\"stop\":\"tool_use\","
+	    U(20, 6, 8, 0, 2) "}");
+	sstream(d, "responses refusal",
+	    R("response.refusal.delta", ",\"delta\":\"No.\"")
+	    R_DONE("completed", ""),
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"No.\","
+	    "\"tool_calls\":[]},\"stop\":\"refusal\"," U(20, 6, 8, 0, 2)
+	    "}");
+	sstream(d, "responses incomplete at max_output_tokens",
+	    R("response.output_text.delta", ",\"delta\":\"Hel\"")
+	    R_DONE("incomplete", ",\"incomplete_details\":{\"reason\":"
+	    "\"max_output_tokens\"}"),
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"Hel\","
+	    "\"tool_calls\":[]},\"stop\":\"length\"," U(20, 6, 8, 0, 2)
+	    "}");
+	sstream(d, "responses truncated stream (no terminal event)",
+	    R("response.output_text.delta", ",\"delta\":\"Hel\""),
+	    "error truncated 1: the reply stream ended early");
+	sstream(d, "responses failed with a server error",
+	    R("response.output_text.delta", ",\"delta\":\"Hel\"")
+	    R("response.failed", ",\"response\":{\"status\":\"failed\","
+	    "\"error\":{\"code\":\"server_error\",\"message\":\"oops\"}}"),
+	    "error server 1: oops");
+	sstream(d, "responses whole response (stream false)",
+	    "{\"object\":\"response\",\"status\":\"completed\",\"output\":["
+	    "{\"type\":\"reasoning\",\"id\":\"rs1\",\"summary\":[],"
+	    "\"encrypted_content\":\"E\"},{\"type\":\"message\",\"role\":"
+	    "\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":"
+	    "\"Hi\"}]},{\"type\":\"function_call\",\"call_id\":\"c1\","
+	    "\"name\":\"f\",\"arguments\":\"{}\"}],\"usage\":"
+	    "{\"input_tokens\":3,\"output_tokens\":4}}",
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"Hi\","
+	    "\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"args\":{}}],"
+	    "\"thinking\":[{\"type\":\"reasoning\",\"id\":\"rs1\","
+	    "\"summary\":[],\"encrypted_content\":\"E\",\"dialect\":"
+	    "\"responses\"}]},\"stop\":\"tool_use\"," U(3, 4, 0, 0, 0) "}");
+
+	body(d, "instructions, reasoning sent back, calls and outputs",
+	    "{\"max_tokens\":99,\"thinking\":{\"effort\":\"low\"},"
+	    "\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
+	    "{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\","
+	    "\"content\":null,\"thinking\":[{\"type\":\"reasoning\",\"id\":"
+	    "\"rs1\",\"summary\":[],\"encrypted_content\":\"E\",\"dialect\":"
+	    "\"responses\"},{\"type\":\"reasoning\",\"id\":\"rs0\","
+	    "\"dialect\":\"responses\"},{\"type\":\"thinking\",\"dialect\":"
+	    "\"anthropic\"}],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\","
+	    "\"args\":{\"p\":1}}]},{\"role\":\"tool\",\"tool_call_id\":"
+	    "\"c1\",\"content\":\"one\"}],\"tools\":[{\"name\":\"f\","
+	    "\"description\":\"F\",\"parameters\":{\"type\":\"object\"}}]}",
+	    "{\"model\":\"m\",\"instructions\":\"be brief\",\"input\":["
+	    "{\"role\":\"user\",\"content\":\"go\"},{\"type\":\"reasoning\","
+	    "\"id\":\"rs1\",\"summary\":[],\"encrypted_content\":\"E\"},"
+	    "{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\","
+	    "\"arguments\":\"{\\\"p\\\":1}\"},{\"type\":"
+	    "\"function_call_output\",\"call_id\":\"c1\",\"output\":\"one\"}],"
+	    "\"tools\":[{\"type\":\"function\",\"name\":\"f\",\"description\":"
+	    "\"F\",\"parameters\":{\"type\":\"object\"}}],\"store\":false,"
+	    "\"include\":[\"reasoning.encrypted_content\"],\"reasoning\":"
+	    "{\"effort\":\"low\"},\"max_output_tokens\":99,\"stream\":true}");
+	body(d, "an include of the request's own",
+	    "{\"include\":[],\"stream\":false,\"messages\":[{\"role\":"
+	    "\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}",
+	    "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":"
+	    "[{\"type\":\"input_text\",\"text\":\"hi\"}]}],\"store\":false,"
+	    "\"include\":[],\"stream\":false}");
+}
+
 /* the URL a dialect makes from base "B" */
 static void
 urlis(const struct oxi_llm_dialect *d, const char *model, int stream,
@@ -674,17 +822,20 @@ main(int argc, char **argv)
 		oxi_buf_cats(&top, "/../../../shared");
 		shared = top.s;
 	}
-	plan((int)NCONF * 3 + 1 + NCHECKS + 8 * 3 + 4 + 7 * 3 + 2 + 4);
+	plan((int)NCONF * 3 + 2 + NCHECKS + 8 * 3 + 4 + 7 * 3 + 2 +
+	    6 * 3 + 2 + 5);
 
 	if ((dp = opendir(shared))) {
 		closedir(dp);
 		conformance(shared);
 	} else
-		for (i = 0; i < NCONF * 3 + 1 + NCHECKS; i++)
+		for (i = 0; i < NCONF * 3 + 2 + NCHECKS; i++)
 			printf("ok %d # SKIP no shared directory '%s'\n",
 			    ++tap_n, shared);
 	anthropic();
 	gemini();
+	responses();
+	urlis(&oxi_dialect_responses, "o3", 1, "B/responses");
 	urlis(&oxi_dialect_anthropic, "claude-x", 1, "B/messages");
 	urlis(&oxi_dialect_gemini, "gemini-2.5-flash", 1,
 	    "B/models/gemini-2.5-flash:streamGenerateContent?alt=sse");

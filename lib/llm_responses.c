@@ -1,0 +1,718 @@
+/*
+ * llm_responses.c - the OpenAI Responses dialect (/responses), for the
+ * reasoning models
+ *
+ * The body: system messages become "instructions"; the others become
+ * input items: user and assistant messages, function_call items for an
+ * assistant's tool calls (after the reasoning items it came with, sent
+ * back with their encrypted_content), function_call_output items for
+ * tool results.  Tools are flat.  Nothing is stored on the server
+ * ("store": false), so reasoning is asked for encrypted
+ * ("include": ["reasoning.encrypted_content"]) unless the request gives
+ * its own "include".  "reasoning" passes as it is; "thinking" with an
+ * "effort" becomes one.
+ *
+ * The reply: typed events (response.output_text.delta, function call
+ * arguments in deltas and whole at .done, output items, and a terminal
+ * response.completed, .incomplete or .failed; no [DONE]), or one
+ * response object when not streamed.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oxi.h"
+
+struct resp {
+	struct oxi_sse sse;	/* event stream parser */
+	int mode;		/* 0 undecided, 1 event stream, 2 JSON */
+	int eof;		/* the reply ended: flushing the last event */
+	struct oxi_buf json;	/* a JSON reply, whole */
+	jv reasoning;		/* reasoning items, an array */
+	int refused;		/* a refusal came */
+	struct oxi_llm_reply r;	/* the reply */
+};
+
+static jv
+get(jv obj, const char *key)
+{
+	if (jv_get_kind(obj) != JV_KIND_OBJECT)
+		return jv_invalid();
+	return jv_object_get(jv_copy(obj), jv_string(key));
+}
+
+static int
+isk(jv v, jv_kind k)
+{
+	return jv_get_kind(v) == k;
+}
+
+static int
+is(jv v, const char *s)
+{
+	return isk(v, JV_KIND_STRING) && strcmp(jv_string_value(v), s) == 0;
+}
+
+static jv bad(const char *, ...) OXI_PRINTF(1, 2);
+
+static jv
+bad(const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return jv_invalid_with_msg(jv_string(buf));
+}
+
+/* content (consumed) as a string, or parts of type kind */
+static jv
+content(jv c, const char *kind)
+{
+	jv out, p, t, v;
+	int i, n;
+
+	if (isk(c, JV_KIND_STRING) || !isk(c, JV_KIND_ARRAY)) {
+		if (!isk(c, JV_KIND_STRING)) {
+			jv_free(c);
+			return jv_string("");
+		}
+		return c;
+	}
+	out = jv_array();
+	n = jv_array_length(jv_copy(c));
+	for (i = 0; i < n; i++) {
+		p = jv_array_get(jv_copy(c), i);
+		t = get(p, "type");
+		v = get(p, "text");
+		if (isk(p, JV_KIND_STRING)) {
+			v = p;
+			p = jv_null();
+		}
+		if (isk(v, JV_KIND_STRING) && (!jv_is_valid(t) ||
+		    is(t, "text") || is(t, "input_text") ||
+		    is(t, "output_text")))
+			out = jv_array_append(out, jv_object_set(jv_object_set(
+			    jv_object(), jv_string("type"), jv_string(kind)),
+			    jv_string("text"), v));
+		else {
+			jv_free(v);
+			if (isk(p, JV_KIND_OBJECT))
+				out = jv_array_append(out, jv_copy(p));
+		}
+		jv_free(p);
+		jv_free(t);
+	}
+	jv_free(c);
+	return out;
+}
+
+static int
+empty(jv c)
+{
+	return (isk(c, JV_KIND_STRING) || isk(c, JV_KIND_ARRAY)) &&
+	    (isk(c, JV_KIND_STRING) ? jv_string_length_bytes(jv_copy(c)) :
+	    jv_array_length(jv_copy(c))) == 0;
+}
+
+static jv
+message(const char *role, jv c)
+{
+	return jv_object_set(jv_object_set(jv_object(), jv_string("role"),
+	    jv_string(role)), jv_string("content"), c);
+}
+
+/* reasoning items worth sending back: those with their encrypted state */
+static jv
+reasoning(jv items, jv m)
+{
+	jv th = oxi_llm_thinking(m, "responses"), it, e;
+	int i, n = jv_array_length(jv_copy(th));
+
+	for (i = 0; i < n; i++) {
+		it = jv_array_get(jv_copy(th), i);
+		e = get(it, "encrypted_content");
+		if (isk(e, JV_KIND_STRING))
+			items = jv_array_append(items, jv_object_delete(it,
+			    jv_string("status")));
+		else
+			jv_free(it);
+		jv_free(e);
+	}
+	jv_free(th);
+	return items;
+}
+
+static jv
+calls(jv items, jv tcs, int i)
+{
+	jv tc, id, name, args, o;
+	int j, n = jv_array_length(jv_copy(tcs));
+
+	for (j = 0; j < n; j++) {
+		tc = jv_array_get(jv_copy(tcs), j);
+		id = get(tc, "id");
+		name = get(tc, "name");
+		if (!isk(id, JV_KIND_STRING) || !isk(name, JV_KIND_STRING)) {
+			jv_free(tc);
+			jv_free(id);
+			jv_free(name);
+			jv_free(tcs);
+			jv_free(items);
+			return bad("messages[%d]: a tool call needs \"id\" and"
+			    " \"name\"", i);
+		}
+		args = get(tc, "args");
+		if (!isk(args, JV_KIND_STRING) && !isk(args, JV_KIND_OBJECT)) {
+			jv_free(args);
+			args = jv_object();
+		}
+		if (isk(args, JV_KIND_OBJECT))
+			args = jv_dump_string(args, 0);
+		o = jv_object_set(jv_object(), jv_string("type"),
+		    jv_string("function_call"));
+		o = jv_object_set(o, jv_string("call_id"), id);
+		o = jv_object_set(o, jv_string("name"), name);
+		o = jv_object_set(o, jv_string("arguments"), args);
+		items = jv_array_append(items, o);
+		jv_free(tc);
+	}
+	jv_free(tcs);
+	return items;
+}
+
+static jv
+tools(jv ts)
+{
+	jv out = jv_array(), t, fn, name, o, v;
+	int i, n = jv_array_length(jv_copy(ts));
+
+	for (i = 0; i < n; i++) {
+		t = jv_array_get(jv_copy(ts), i);
+		fn = get(t, "function");
+		if (isk(fn, JV_KIND_OBJECT)) {
+			jv_free(t);
+			t = fn;
+		} else
+			jv_free(fn);
+		name = get(t, "name");
+		if (!isk(name, JV_KIND_STRING)) {
+			jv_free(name);
+			jv_free(t);
+			jv_free(ts);
+			jv_free(out);
+			return bad("tools[%d] has no \"name\"", i);
+		}
+		o = jv_object_set(jv_object(), jv_string("type"),
+		    jv_string("function"));
+		o = jv_object_set(o, jv_string("name"), name);
+		v = get(t, "description");
+		if (isk(v, JV_KIND_STRING))
+			o = jv_object_set(o, jv_string("description"), v);
+		else
+			jv_free(v);
+		v = get(t, "parameters");
+		if (!isk(v, JV_KIND_OBJECT)) {
+			jv_free(v);
+			v = jv_object_set(jv_object(), jv_string("type"),
+			    jv_string("object"));
+			v = jv_object_set(v, jv_string("properties"),
+			    jv_object());
+		}
+		o = jv_object_set(o, jv_string("parameters"), v);
+		out = jv_array_append(out, o);
+		jv_free(t);
+	}
+	jv_free(ts);
+	return out;
+}
+
+static jv
+body(jv req, const struct oxi_llm_target *t)
+{
+	static const char *const pass[][2] = {
+		{ "max_tokens", "max_output_tokens" },
+		{ "temperature", "temperature" },
+		{ "top_p", "top_p" },
+		{ "reasoning", "reasoning" },
+		{ "tool_choice", "tool_choice" },
+		{ "include", "include" },
+		{ NULL, NULL }
+	};
+	struct oxi_buf sys = OXI_BUF_INIT;
+	jv msgs, m, role, items = jv_array(), c, v, o;
+	const char *r;
+	int i, n;
+
+	msgs = get(req, "messages");
+	if (!isk(msgs, JV_KIND_ARRAY) || jv_array_length(jv_copy(msgs)) == 0) {
+		jv_free(msgs);
+		jv_free(items);
+		return bad("\"messages\" must be a non-empty array");
+	}
+	n = jv_array_length(jv_copy(msgs));
+	for (i = 0; i < n; i++) {
+		m = jv_array_get(jv_copy(msgs), i);
+		role = get(m, "role");
+		r = isk(role, JV_KIND_STRING) ? jv_string_value(role) : NULL;
+		if (!isk(m, JV_KIND_OBJECT) || !r) {
+			o = bad("messages[%d] has no \"role\"", i);
+			goto fail;
+		}
+		if (strcmp(r, "system") == 0 || strcmp(r, "developer") == 0) {
+			c = content(get(m, "content"), "input_text");
+			if (isk(c, JV_KIND_STRING) && !empty(c)) {
+				if (sys.len > 0)
+					oxi_buf_cats(&sys, "\n\n");
+				oxi_buf_cats(&sys, jv_string_value(c));
+				jv_free(c);
+			} else if (!empty(c))
+				items = jv_array_append(items,
+				    message("developer", c));
+			else
+				jv_free(c);
+		} else if (strcmp(r, "user") == 0) {
+			items = jv_array_append(items, message("user",
+			    content(get(m, "content"), "input_text")));
+		} else if (strcmp(r, "assistant") == 0) {
+			items = reasoning(items, m);
+			c = content(get(m, "content"), "output_text");
+			if (!empty(c))
+				items = jv_array_append(items,
+				    message("assistant", c));
+			else
+				jv_free(c);
+			v = get(m, "tool_calls");
+			if (isk(v, JV_KIND_ARRAY))
+				items = calls(items, v, i);
+			else
+				jv_free(v);
+			if (!jv_is_valid(items)) {
+				o = items;
+				items = jv_null();
+				goto fail;
+			}
+		} else if (strcmp(r, "tool") == 0) {
+			v = get(m, "tool_call_id");
+			if (!isk(v, JV_KIND_STRING)) {
+				jv_free(v);
+				o = bad("messages[%d]: a tool message needs"
+				    " \"tool_call_id\"", i);
+				goto fail;
+			}
+			c = get(m, "content");
+			if (!isk(c, JV_KIND_STRING)) {
+				if (isk(c, JV_KIND_NULL) || !jv_is_valid(c)) {
+					jv_free(c);
+					c = jv_string("");
+				} else
+					c = jv_dump_string(c, 0);
+			}
+			o = jv_object_set(jv_object(), jv_string("type"),
+			    jv_string("function_call_output"));
+			o = jv_object_set(o, jv_string("call_id"), v);
+			o = jv_object_set(o, jv_string("output"), c);
+			items = jv_array_append(items, o);
+		} else {
+			o = bad("messages[%d] has an unknown role '%.40s'", i,
+			    r);
+			goto fail;
+		}
+		jv_free(role);
+		jv_free(m);
+	}
+	jv_free(msgs);
+	o = jv_object_set(jv_object(), jv_string("model"),
+	    jv_string(t->model));
+	if (sys.len > 0)
+		o = jv_object_set(o, jv_string("instructions"),
+		    jv_string_sized(sys.s, (int)sys.len));
+	oxi_buf_free(&sys);
+	o = jv_object_set(o, jv_string("input"), items);
+	v = get(req, "tools");
+	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+		v = tools(v);
+		if (!jv_is_valid(v)) {
+			jv_free(o);
+			return v;
+		}
+		o = jv_object_set(o, jv_string("tools"), v);
+	} else
+		jv_free(v);
+	o = jv_object_set(o, jv_string("store"), jv_false());
+	o = jv_object_set(o, jv_string("include"), jv_array_append(jv_array(),
+	    jv_string("reasoning.encrypted_content")));
+	c = get(req, "thinking");
+	v = get(c, "effort");
+	jv_free(c);
+	if (isk(v, JV_KIND_STRING))
+		o = jv_object_set(o, jv_string("reasoning"),
+		    jv_object_set(jv_object(), jv_string("effort"), v));
+	else
+		jv_free(v);
+	for (i = 0; pass[i][0]; i++) {
+		v = get(req, pass[i][0]);
+		if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+			o = jv_object_set(o, jv_string(pass[i][1]), v);
+		else
+			jv_free(v);
+	}
+	v = get(req, "stream");
+	o = jv_object_set(o, jv_string("stream"),
+	    jv_bool(!isk(v, JV_KIND_FALSE)));
+	jv_free(v);
+	return o;
+
+fail:
+	oxi_buf_free(&sys);
+	jv_free(role);
+	jv_free(m);
+	jv_free(msgs);
+	jv_free(items);
+	return o;
+}
+
+static void
+url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
+{
+	(void)t;
+	(void)stream;
+	oxi_buf_cats(u, "/responses");
+}
+
+static double
+num(jv obj, const char *key)
+{
+	jv v = get(obj, key);
+	double d = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : 0;
+
+	jv_free(v);
+	return d;
+}
+
+static void
+usage(struct resp *s, jv u)
+{
+	jv d;
+
+	if (!isk(u, JV_KIND_OBJECT))
+		return;
+	s->r.input = num(u, "input_tokens");
+	s->r.output = num(u, "output_tokens");
+	d = get(u, "input_tokens_details");
+	s->r.cache_read = num(d, "cached_tokens");
+	jv_free(d);
+	d = get(u, "output_tokens_details");
+	s->r.reasoning = num(d, "reasoning_tokens");
+	jv_free(d);
+}
+
+static void
+setstr(struct oxi_buf *b, jv v)
+{
+	if (isk(v, JV_KIND_STRING) && jv_string_length_bytes(jv_copy(v)) > 0) {
+		oxi_buf_reset(b);
+		oxi_buf_cat(b, jv_string_value(v),
+		    jv_string_length_bytes(jv_copy(v)));
+	}
+	jv_free(v);
+}
+
+/* an output item at index (borrowed), as added or done */
+static void
+item(struct resp *s, long index, jv it, int done)
+{
+	jv type = get(it, "type"), cs, c, t, v;
+	struct oxi_llm_call *k;
+	int i, n;
+
+	if (is(type, "function_call")) {
+		if (!(k = oxi_llm_reply_find(&s->r, index)))
+			k = oxi_llm_reply_call(&s->r, index);
+		setstr(&k->id, get(it, "call_id"));
+		setstr(&k->name, get(it, "name"));
+		if (done)
+			setstr(&k->args, get(it, "arguments"));
+	} else if (is(type, "reasoning") && done) {
+		s->reasoning = jv_array_append(s->reasoning, jv_copy(it));
+	} else if (is(type, "message") && done && s->mode == 2) {
+		cs = get(it, "content");
+		n = isk(cs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(cs)) : 0;
+		for (i = 0; i < n; i++) {
+			c = jv_array_get(jv_copy(cs), i);
+			t = get(c, "type");
+			v = get(c, is(t, "refusal") ? "refusal" : "text");
+			if (is(t, "refusal"))
+				s->refused = 1;
+			if (isk(v, JV_KIND_STRING))
+				oxi_llm_reply_text(&s->r, jv_string_value(v),
+				    jv_string_length_bytes(jv_copy(v)));
+			jv_free(v);
+			jv_free(t);
+			jv_free(c);
+		}
+		jv_free(cs);
+	}
+	jv_free(type);
+}
+
+/* the end: a response object (borrowed) with its status */
+static void
+end(struct resp *s, jv rs, const char *status)
+{
+	jv out, it, t, v;
+	int i, n, fresh = 0;
+
+	v = get(rs, "usage");
+	usage(s, v);
+	jv_free(v);
+	if (strcmp(status, "failed") == 0) {
+		v = get(rs, "error");
+		if (isk(v, JV_KIND_OBJECT))
+			oxi_llm_reply_perror(&s->r, v);
+		else {
+			jv_free(v);
+			oxi_llm_reply_fail(&s->r, "provider", 0, "the response"
+			    " failed");
+		}
+		return;
+	}
+	if (strcmp(status, "incomplete") == 0) {
+		it = get(rs, "incomplete_details");
+		v = get(it, "reason");
+		s->r.stop = is(v, "content_filter") ? "refusal" : "length";
+		jv_free(v);
+		jv_free(it);
+	} else if (strcmp(status, "completed") != 0) {
+		oxi_llm_reply_fail(&s->r, "bad_reply", 1, "the response ended"
+		    " with status '%.40s'", status);
+		return;
+	}
+	/* the final output's reasoning items are the ones to keep */
+	out = get(rs, "output");
+	n = isk(out, JV_KIND_ARRAY) ? jv_array_length(jv_copy(out)) : 0;
+	for (i = 0; i < n; i++) {
+		it = jv_array_get(jv_copy(out), i);
+		t = get(it, "type");
+		if (is(t, "reasoning") && !fresh++) {
+			jv_free(s->reasoning);
+			s->reasoning = jv_array();
+		}
+		if (is(t, "reasoning") || s->mode == 2)
+			item(s, i, it, 1);
+		jv_free(t);
+		jv_free(it);
+	}
+	jv_free(out);
+	if (s->refused && (!s->r.stop || strcmp(s->r.stop, "end") == 0))
+		s->r.stop = "refusal";
+	s->r.ended = 1;
+}
+
+static long
+lnum(jv obj, const char *key)
+{
+	jv v = get(obj, key);
+	long n = isk(v, JV_KIND_NUMBER) ? (long)jv_number_value(v) : -1;
+
+	jv_free(v);
+	return n;
+}
+
+/* one event (consumed): 0, or -1 once failed */
+static int
+event(struct resp *s, jv e)
+{
+	jv type = get(e, "type"), v;
+	struct oxi_llm_call *k;
+	const char *t;
+
+	if (!isk(type, JV_KIND_STRING)) {
+		jv_free(type);
+		jv_free(e);
+		oxi_llm_reply_fail(&s->r, "bad_reply", 1, "an event without a"
+		    " type in the reply stream");
+		return -1;
+	}
+	t = jv_string_value(type);
+	if (s->r.ended)
+		;
+	else if (strcmp(t, "response.output_text.delta") == 0 ||
+	    strcmp(t, "response.refusal.delta") == 0) {
+		if (t[9] == 'r')
+			s->refused = 1;
+		v = get(e, "delta");
+		if (isk(v, JV_KIND_STRING))
+			oxi_llm_reply_text(&s->r, jv_string_value(v),
+			    jv_string_length_bytes(jv_copy(v)));
+		jv_free(v);
+	} else if (strcmp(t, "response.function_call_arguments.delta") == 0) {
+		if ((k = oxi_llm_reply_find(&s->r, lnum(e, "output_index")))) {
+			v = get(e, "delta");
+			if (isk(v, JV_KIND_STRING))
+				oxi_buf_cat(&k->args, jv_string_value(v),
+				    jv_string_length_bytes(jv_copy(v)));
+			jv_free(v);
+		}
+	} else if (strcmp(t, "response.function_call_arguments.done") == 0) {
+		if ((k = oxi_llm_reply_find(&s->r, lnum(e, "output_index"))))
+			setstr(&k->args, get(e, "arguments"));
+	} else if (strcmp(t, "response.output_item.added") == 0 ||
+	    strcmp(t, "response.output_item.done") == 0) {
+		v = get(e, "item");
+		item(s, lnum(e, "output_index"), v, t[21] == 'd');
+		jv_free(v);
+	} else if (strcmp(t, "response.completed") == 0 ||
+	    strcmp(t, "response.incomplete") == 0 ||
+	    strcmp(t, "response.failed") == 0) {
+		v = get(e, "response");
+		end(s, v, t + 9);
+		jv_free(v);
+	} else if (strcmp(t, "error") == 0) {
+		v = get(e, "error");
+		if (!isk(v, JV_KIND_OBJECT) && !isk(v, JV_KIND_STRING)) {
+			jv_free(v);
+			v = jv_copy(e);
+		}
+		oxi_llm_reply_perror(&s->r, v);
+	}
+	jv_free(type);
+	jv_free(e);
+	return s->r.failed ? -1 : 0;
+}
+
+static int
+onevent(void *arg, const char *type, const char *data, size_t len)
+{
+	struct resp *s = arg;
+	jv e;
+
+	(void)type;
+	if (len == 6 && memcmp(data, "[DONE]", 6) == 0)
+		return 0;
+	e = jv_parse_sized(data, (int)len);
+	if (!jv_is_valid(e) || !isk(e, JV_KIND_OBJECT)) {
+		jv_free(e);
+		if (s->eof)
+			oxi_llm_reply_fail(&s->r, "truncated", 1, "the reply"
+			    " stream ended inside an event");
+		else
+			oxi_llm_reply_fail(&s->r, "bad_reply", 1, "invalid"
+			    " JSON in the reply stream");
+		return 1;
+	}
+	return event(s, e) < 0;
+}
+
+static void *
+reader(oxi_llm_text_fn text, void *arg)
+{
+	struct resp *s = xcalloc(1, sizeof *s);
+
+	oxi_sse_init(&s->sse, onevent, s);
+	oxi_llm_reply_init(&s->r, text, arg);
+	s->reasoning = jv_array();
+	return s;
+}
+
+static int
+feed(void *rd, const char *p, size_t n)
+{
+	struct resp *s = rd;
+
+	if (s->r.failed)
+		return -1;
+	while (s->mode == 0 && n > 0) {
+		if (isspace((unsigned char)*p)) {
+			p++;
+			n--;
+		} else
+			s->mode = *p == '{' ? 2 : 1;
+	}
+	if (n == 0)
+		return 0;
+	if (s->mode == 2) {
+		oxi_buf_cat(&s->json, p, n);
+		return 0;
+	}
+	if (oxi_sse_feed(&s->sse, p, n) < 0) {
+		if (s->sse.over)
+			oxi_llm_reply_fail(&s->r, "bad_reply", 0, "an event"
+			    " over the size cap");
+		return -1;
+	}
+	return 0;
+}
+
+static jv
+result(void *rd, const char **code, int *retry)
+{
+	struct resp *s = rd;
+	jv o, v;
+	int i, n;
+
+	if (s->mode == 2 && !s->r.failed && !s->r.ended) {
+		o = jv_parse_sized(s->json.s, (int)s->json.len);
+		v = get(o, "status");
+		if (!jv_is_valid(o)) {
+			oxi_llm_reply_fail(&s->r, "truncated", 1, "the reply"
+			    " is not valid JSON");
+		} else if (jv_object_has(jv_copy(o), jv_string("error")) &&
+		    !isk(v, JV_KIND_STRING)) {
+			oxi_llm_reply_perror(&s->r, get(o, "error"));
+		} else if (isk(v, JV_KIND_STRING))
+			end(s, o, jv_string_value(v));
+		else
+			oxi_llm_reply_fail(&s->r, "bad_reply", 0, "the reply"
+			    " is not a response");
+		jv_free(v);
+		jv_free(o);
+	}
+	if (s->mode == 1 && !s->eof && !s->r.failed) {
+		s->eof = 1;
+		oxi_sse_feed(&s->sse, "\n\n", 2);
+	}
+	if (!s->r.failed && s->mode == 0)
+		oxi_llm_reply_fail(&s->r, "truncated", 1, "the reply was"
+		    " empty");
+	if (!s->r.failed && s->r.ended) {
+		n = jv_array_length(jv_copy(s->reasoning));
+		for (i = 0; i < n; i++)
+			oxi_llm_reply_think(&s->r, "responses",
+			    jv_array_get(jv_copy(s->reasoning), i));
+		jv_free(s->reasoning);
+		s->reasoning = jv_array();
+	}
+	return oxi_llm_reply_result(&s->r, code, retry);
+}
+
+static int
+complete(const void *rd)
+{
+	const struct resp *s = rd;
+
+	return s->r.ended && !s->r.failed;
+}
+
+static void
+rfree(void *rd)
+{
+	struct resp *s = rd;
+
+	if (!s)
+		return;
+	oxi_sse_free(&s->sse);
+	oxi_buf_free(&s->json);
+	jv_free(s->reasoning);
+	oxi_llm_reply_free(&s->r);
+	free(s);
+}
+
+const struct oxi_llm_dialect oxi_dialect_responses = {
+	"responses", "Authorization: Bearer %s", NULL,
+	"Accept: text/event-stream",
+	body, url, reader, feed, result, complete, rfree
+};
