@@ -131,7 +131,7 @@ oxi_tool_defs(void)
 
 	for (i = 0; tables[i]; i++)
 		for (t = tables[i]; t->name; t++) {
-			if (!oxi_tool_enabled(t))
+			if (!oxi_tool_ready(t))
 				continue;
 			d = jv_object();
 			d = jv_object_set(d, jv_string("name"),
@@ -581,8 +581,16 @@ listdir(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	return 0;
 }
 
+/* through the middleware of toolmw.c: timeout, cache, cap, log */
 int
 oxi_tool_run(const struct oxi_tool_ctx *ctx, const char *name, jv args,
+    struct oxi_buf *out, const char **taint)
+{
+	return oxi_tool_call(ctx, NULL, name, args, out, taint);
+}
+
+int
+oxi_tool_dispatch(const struct oxi_tool_ctx *ctx, const char *name, jv args,
     struct oxi_buf *out, const char **taint)
 {
 	const struct oxi_tool *t;
@@ -621,11 +629,12 @@ oxi_tool_run(const struct oxi_tool_ctx *ctx, const char *name, jv args,
 		    "arguments must be a JSON object");
 	}
 	r = oxi_tool_keys(args, t->keys, out, t->name);
+	oxi_tool_settaint(NULL);
 	if (r == 0)
 		r = t->run(ctx, args, out);
 	jv_free(args);
 	if (r == 0)
-		*taint = t->taint;
+		*taint = oxi_tool_gettaint(t->taint);
 	return r < 0 ? -1 : 0;
 }
 

@@ -1,0 +1,367 @@
+/*
+ * toolmw.c - what every tool call goes through, whatever runs it
+ *
+ * oxi_tool_call wraps the dispatch of a call (built-in tool, plugin or
+ * MCP server) in four layers:
+ *
+ * - a deadline: oxi_tool_timeout(name) from now.  Tools read what is left
+ *   with oxi_tool_left (the web tools hand it to libcurl, grep and glob
+ *   check it between files, a sandboxed child is killed at it).  As a
+ *   last resort a watchdog (alarm(2)) ends the process, with one fatal
+ *   line and exit 111, if a call overruns its deadline by WATCHDOG
+ *   seconds: a stage stuck in a call can answer nothing else anyway.
+ * - a cache for OXI_TOOL_CACHE tools: successful results keyed by the
+ *   tool's name and its arguments as canonical JSON (keys sorted), kept
+ *   for $OXI_TOOL_CACHE_TTL seconds (default 300, 0 turns it off) in an
+ *   LRU list bounded by $OXI_TOOL_CACHE_MAX bytes (default 16 MiB).
+ * - the output cap: every result, error or not, is cut at ctx->maxout
+ *   with the "[output truncated: ...]" marker, unless the tool already
+ *   did so.
+ * - one log line per call (with -v), at info level: the call's id, the
+ *   tool, ok or error, milliseconds, bytes of content, and "cached" for
+ *   a cache hit.  Never arguments or content.
+ */
+#include <sys/types.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oxi.h"
+
+#define TTL_DEFAULT	300			/* seconds */
+#define CACHE_DEFAULT	(16UL * 1024 * 1024)	/* bytes */
+#define WATCHDOG	5			/* seconds past a deadline */
+#define MARKER		"\n[output truncated: "
+
+static long long deadline;	/* monotonic ms; 0 outside a call */
+static char dyntaint[512];	/* taint set by the running tool */
+static int havetaint;		/* dyntaint holds one */
+static char fatal[256];		/* the watchdog's last words */
+static size_t fatallen;		/* their length */
+
+/* the default limits, by tool */
+static const struct {
+	const char *name;
+	long ms;
+} limits[] = {
+	{ "web_fetch", 20000 },
+	{ "web_search", 20000 },
+	{ "http_request", 30000 },
+	{ NULL, 60000 }
+};
+
+/* a cached result */
+struct ent {
+	struct ent *prev, *next;	/* most recent first */
+	char *key;		/* name, NUL, canonical arguments */
+	size_t keylen;		/* its length */
+	char *content;		/* the result */
+	size_t len;		/* its length */
+	char *taint;		/* its taint label, or NULL */
+	long long expires;	/* monotonic ms */
+	size_t size;		/* bytes it counts for */
+};
+
+static struct ent *head, *tail;	/* the LRU list */
+static size_t cachebytes;	/* sum of sizes */
+
+/* seconds as a decimal number into ms: 1, or 0 if s is not one */
+static int
+seconds(const char *s, size_t n, long *ms)
+{
+	char buf[32], *end;
+	double d;
+
+	if (n == 0 || n >= sizeof buf)
+		return 0;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	d = strtod(buf, &end);
+	if (*end != '\0' || !(d > 0) || d > 86400)
+		return 0;
+	*ms = (long)(d * 1000);
+	if (*ms < 1)
+		*ms = 1;
+	return 1;
+}
+
+long
+oxi_tool_timeout(const char *name)
+{
+	const char *v = oxi_getenv("OXI_TOOL_TIMEOUT"), *p, *eq;
+	size_t k, n = strlen(name);
+	long ms, all = 0, mine = 0;
+	int i;
+
+	for (p = v; p && *p; p += k) {
+		p += strspn(p, ", \t");
+		k = strcspn(p, ", \t");
+		eq = memchr(p, '=', k);
+		if (!eq) {
+			if (seconds(p, k, &ms))
+				all = ms;
+		} else if ((size_t)(eq - p) == n && strncmp(p, name, n) == 0 &&
+		    seconds(eq + 1, k - (eq + 1 - p), &ms))
+			mine = ms;
+	}
+	if (mine)
+		return mine;
+	if (all)
+		return all;
+	for (i = 0; limits[i].name; i++)
+		if (strcmp(limits[i].name, name) == 0)
+			break;
+	return limits[i].ms;
+}
+
+long
+oxi_tool_left(long dflt)
+{
+	long long left;
+
+	if (deadline == 0)
+		return dflt;
+	left = deadline - oxi_clock_ms();
+	return left < 1 ? 1 : left > 0x7fffffff ? 0x7fffffff : (long)left;
+}
+
+int
+oxi_tool_expired(void)
+{
+	return deadline != 0 && oxi_clock_ms() >= deadline;
+}
+
+void
+oxi_tool_settaint(const char *t)
+{
+	havetaint = t != NULL;
+	if (t)
+		snprintf(dyntaint, sizeof dyntaint, "%s", t);
+}
+
+const char *
+oxi_tool_gettaint(const char *dflt)
+{
+	return havetaint ? dyntaint : dflt;
+}
+
+int
+oxi_tool_ready(const struct oxi_tool *t)
+{
+	if (!oxi_tool_enabled(t))
+		return 0;
+	if (!(t->flags & OXI_TOOL_SETUP))
+		return 1;
+	if (strcmp(t->name, "web_search") == 0)
+		return oxi_websearch_backend() != NULL;
+	return 0;
+}
+
+/* a size with an optional k or m suffix, or dflt */
+static size_t
+sizeenv(const char *name, size_t dflt)
+{
+	const char *v = oxi_getenv(name);
+	unsigned long long n;
+	char *end;
+
+	if (!v)
+		return dflt;
+	n = strtoull(v, &end, 10);
+	if (end == v)
+		return dflt;
+	if (*end == 'k' || *end == 'K')
+		n <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		n <<= 20, end++;
+	return *end ? dflt : (size_t)n;
+}
+
+static void
+unlink_(struct ent *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+static void
+drop(struct ent *e)
+{
+	unlink_(e);
+	cachebytes -= e->size;
+	free(e->key);
+	free(e->content);
+	free(e->taint);
+	free(e);
+}
+
+void
+oxi_tool_cache_clear(void)
+{
+	while (head)
+		drop(head);
+}
+
+static struct ent *
+lookup(const char *key, size_t keylen)
+{
+	struct ent *e;
+
+	for (e = head; e; e = e->next)
+		if (e->keylen == keylen && memcmp(e->key, key, keylen) == 0)
+			break;
+	if (!e)
+		return NULL;
+	if (oxi_clock_ms() >= e->expires) {
+		drop(e);
+		return NULL;
+	}
+	unlink_(e);
+	e->next = head;
+	if (head)
+		head->prev = e;
+	head = e;
+	if (!tail)
+		tail = e;
+	return e;
+}
+
+static void
+store(const char *key, size_t keylen, const struct oxi_buf *out,
+    const char *taint, long ttl, size_t max)
+{
+	struct ent *e;
+	size_t size = keylen + out->len + sizeof *e + 64;
+
+	if (size > max)
+		return;
+	while (tail && cachebytes + size > max)
+		drop(tail);
+	e = xcalloc(1, sizeof *e);
+	e->key = xmalloc(keylen);
+	memcpy(e->key, key, keylen);
+	e->keylen = keylen;
+	e->content = xstrndup(out->s ? out->s : "", out->len);
+	e->len = out->len;
+	e->taint = taint ? xstrdup(taint) : NULL;
+	e->expires = oxi_clock_ms() + ttl * 1000LL;
+	e->size = size;
+	e->next = head;
+	if (head)
+		head->prev = e;
+	head = e;
+	if (!tail)
+		tail = e;
+	cachebytes += size;
+}
+
+/* the cap, unless the tool already put the marker within it */
+static void
+capout(struct oxi_buf *out, size_t max)
+{
+	const char *m, *tailp;
+	size_t from;
+
+	if (out->len <= max)
+		return;
+	from = out->len > 128 ? out->len - 128 : 0;
+	tailp = out->s + from;
+	if ((m = strstr(tailp, MARKER)) && (size_t)(m - out->s) <= max &&
+	    out->len > 12 && strcmp(out->s + out->len - 12, "bytes shown]") == 0)
+		return;
+	oxi_tool_cap(out, max, out->len);
+}
+
+static void
+onalarm(int sig)
+{
+	(void)sig;
+	(void)!write(2, fatal, fatallen);
+	_exit(OXI_EX_TEMP);
+}
+
+/* a copy of s fit for a log line: printable ASCII, at most 64 bytes */
+static void
+clean(char *dst, size_t len, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < len - 1; i++)
+		dst[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] >=
+		    0x7f || s[i] == '\'' ? '?' : s[i];
+	dst[i] = '\0';
+}
+
+int
+oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
+    const char *name, jv args, struct oxi_buf *out, const char **taint)
+{
+	static int alarmset;
+	const struct oxi_tool *t = oxi_tool_find(name);
+	struct ent *e;
+	char cid[65], cname[65];
+	jv key = jv_invalid();
+	const char *k = NULL;
+	size_t keylen = 0, max;
+	long long t0 = oxi_clock_ms();
+	long ms, ttl;
+	int r, cached = 0;
+
+	ttl = (long)sizeenv("OXI_TOOL_CACHE_TTL", TTL_DEFAULT);
+	max = sizeenv("OXI_TOOL_CACHE_MAX", CACHE_DEFAULT);
+	clean(cid, sizeof cid, id ? id : "-");
+	clean(cname, sizeof cname, name);
+	if (t && (t->flags & OXI_TOOL_CACHE) && oxi_tool_enabled(t) &&
+	    ttl > 0 && max > 0 && jv_get_kind(args) == JV_KIND_OBJECT) {
+		key = jv_dump_string(jv_copy(args), JV_PRINT_SORTED);
+		key = jv_string_concat(jv_string_sized(name, strlen(name) + 1),
+		    key);
+		k = jv_string_value(key);
+		keylen = (size_t)jv_string_length_bytes(jv_copy(key));
+	}
+	if (k && (e = lookup(k, keylen))) {
+		jv_free(args);
+		oxi_buf_reset(out);
+		oxi_buf_cat(out, e->content, e->len);
+		oxi_buf_cats(out, "");
+		*taint = e->taint;
+		r = 0;
+		cached = 1;
+		goto log;
+	}
+	ms = oxi_tool_timeout(name);
+	if (!alarmset) {
+		signal(SIGALRM, onalarm);
+		alarmset = 1;
+	}
+	fatallen = (size_t)snprintf(fatal, sizeof fatal, "%s: fatal: call "
+	    "'%s' %s ran %d s past its time limit\n", oxi_prog, cid, cname,
+	    WATCHDOG);
+	if (fatallen >= sizeof fatal)
+		fatallen = sizeof fatal - 1;
+	deadline = t0 + ms;
+	alarm((unsigned)((ms + 999) / 1000 + WATCHDOG));
+	oxi_tool_settaint(NULL);
+	r = oxi_tool_dispatch(ctx, name, args, out, taint);
+	alarm(0);
+	deadline = 0;
+	capout(out, ctx->maxout);
+	if (k && r == 0)
+		store(k, keylen, out, *taint, ttl, max);
+log:
+	if (oxi_verbose > 0)
+		oxi_info("call '%s' %s %s %lld ms %zu bytes%s", cid, cname,
+		    r < 0 ? "error" : "ok", oxi_clock_ms() - t0, out->len,
+		    cached ? " cached" : "");
+	jv_free(key);
+	return r;
+}
