@@ -132,7 +132,6 @@ static void
 call(jv rec)
 {
 	const char *why, *id, *name, *label;
-	long long t0;
 	int r;
 
 	if (oxi_msg_check(rec, &why) < 0) {
@@ -141,12 +140,10 @@ call(jv rec)
 	}
 	id = oxi_msg_peek(rec, "id");
 	name = oxi_msg_peek(rec, "name");
-	t0 = oxi_clock_ms();
-	r = oxi_tool_run(&ctx, name, jv_object_get(jv_copy(rec),
+	/* the middleware logs the call (-v) */
+	r = oxi_tool_call(&ctx, id, name, jv_object_get(jv_copy(rec),
 	    jv_string("args")), &out, &label);
 	result(rec, id, out.s, out.len, r < 0, label);
-	oxi_debug("call '%.64s' %.64s %s %lld ms", id, name,
-	    r < 0 ? "error" : "ok", oxi_clock_ms() - t0);
 }
 
 static const char *mcpopt, *pathopt;
