@@ -13,7 +13,8 @@ import json, sys
 tools = json.load(open(sys.argv[1]))
 assert isinstance(tools, list), tools
 names = [t["name"] for t in tools]
-assert names == ["read_file", "write_file", "list_dir"], names
+assert names[:3] == ["read_file", "write_file", "list_dir"], names
+assert len(set(names)) == len(names), names
 for t in tools:
     assert sorted(t) == ["description", "name", "parameters"], t
     assert isinstance(t["description"], str) and t["description"], t
@@ -22,7 +23,8 @@ for t in tools:
     assert p["additionalProperties"] is False, p
     assert isinstance(p["properties"], dict), p
     for k, v in p["properties"].items():
-        assert v["type"] in ("string", "integer"), (k, v)
+        assert v["type"] in ("string", "integer", "boolean", "object",
+                             "array"), (k, v)
         assert v["description"], (k, v)
 PY'
 check 'the schemas name the arguments and what is required' '

@@ -32,8 +32,11 @@ run() {
 } >"$TMP/in"
 check_exit 'unknown tool and bad arguments exit 0' 0 'run <"$TMP/in"'
 jget '["content"]' "$TMP/out" >"$TMP/msgs"
-cat >"$TMP/exp" <<'EOF2'
-unknown tool 'run_shell'; the tools are read_file, write_file, list_dir
+# the message lists every tool --list shows
+printf "unknown tool 'run_shell'; the tools are %s\n" "$(oxi-tool --list |
+	python3 -c 'import json, sys
+print(", ".join(t["name"] for t in json.load(sys.stdin)))')" >"$TMP/exp"
+cat >>"$TMP/exp" <<'EOF2'
 read_file: missing argument 'path'
 read_file: argument 'path' must be a string
 read_file: argument 'offset' must be an integer >= 0
