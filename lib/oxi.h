@@ -1218,4 +1218,55 @@ int oxi_embed_check(jv rec, const char **why);
 int oxi_embed_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
     jv rec, jv *err);
 
+/*
+ * shpolicy.c: the shell tool's command line and its policy.  A command
+ * line is split into words as sh would split it, with quotes and
+ * backslashes, but nothing a shell would do beyond that (pipes, lists,
+ * redirections, substitutions, expansions, globs, comments) is accepted.
+ * The policy then looks at the words: the command is found in the
+ * system directories only, by its plain ASCII name, and its arguments are
+ * read as its own option parser would read them.
+ */
+enum {
+	OXI_SH_ALLOW = 0,	/* runs */
+	OXI_SH_ASK = 1,		/* held: runs once approved, exactly */
+	OXI_SH_DENY = 2		/* refused; no approval makes it run */
+};
+struct oxi_sh {
+	char **argv;		/* the words, NULL-terminated; argv[0] the name */
+	int argc;		/* words */
+	char *exe;		/* where argv[0] was found: /usr/bin/ls */
+	char *real;		/* that path with every link resolved */
+	int verdict;		/* OXI_SH_* */
+	char why[320];		/* one line: why ASK or DENY */
+};
+#define OXI_SH_INIT	{ NULL, 0, NULL, NULL, OXI_SH_ALLOW, "" }
+/* splits line into sh->argv: 0, or -1 (verdict DENY, reason in why) */
+int oxi_sh_parse(struct oxi_sh *, const char *line, size_t len);
+/*
+ * Applies the policy to sh->argv: finds exe and real, and may rewrite
+ * the words (sed gets --sandbox).  The mode is $OXI_SHELL_POLICY,
+ * "allowlist" (the default: what is not known safe is held) or
+ * "denylist" (what is not known risky runs); $OXI_SHELL_ALLOW and
+ * $OXI_SHELL_DENY add names.  Returns the verdict (also in sh).
+ */
+int oxi_sh_check(struct oxi_sh *);
+/*
+ * The approval line of a checked command run in cwd (relative to the
+ * workspace, "." for its top): compact JSON with sorted keys,
+ * {"argv":[...],"bin":real,"cwd":cwd,"env":[names passed by
+ * $OXI_SANDBOX_ENV]}.  Caller frees.
+ */
+char *oxi_sh_approval(const struct oxi_sh *, const char *cwd);
+/* the approval store: $OXI_SHELL_APPROVED, else shell-approved in the
+ * configuration directory; static, or NULL */
+const char *oxi_sh_store(void);
+/*
+ * 1 if line is in the store, or in its one-shot companion (the store's
+ * name plus "-once", whose matching line is then removed), else 0.
+ * A store inside the workspace ws (absolute, may be NULL) is ignored.
+ */
+int oxi_sh_approved(const char *line, const char *ws);
+void oxi_sh_free(struct oxi_sh *);
+
 #endif

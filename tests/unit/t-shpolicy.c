@@ -1,0 +1,246 @@
+/*
+ * t-shpolicy.c - the shell tool's parser and policy: every case of the
+ * T-SH regression set is rejected or held, the plain commands run, the
+ * binary is found in the system directories whatever $PATH says, and an
+ * approval matches the exact argv, binary and cwd only
+ */
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oxi.h"
+#include "tap.h"
+
+/* rejected (DENY) or held (ASK): never run as they are */
+static const char *const bad[] = {
+	/* abbreviated GNU long options */
+	"sort --compress-prog=sh x", "sort --compress-p=sh x",
+	"sort --compress-program sh x", "sort --compress=sh x",
+	"sort -S1M --compress-prog sh x", "sort x --compress-prog=sh",
+	/* sort file options */
+	"sort --random-source=/dev/urandom x", "sort --random-s /dev/zero x",
+	"sort -T /x x", "sort -T/x x", "sort -uT /x x", "sort -o /etc/x x",
+	"sort -o/etc/x x", "sort -uo /etc/x x", "sort x -o /etc/x",
+	"sort --output=/etc/x x", "sort --out /etc/x x",
+	"sort --files0-from=list", "sort --files0=list", "sort --temporary=/x",
+	/* other file options */
+	"wc --files0-from=list", "wc --files0 list", "wc -l --files0-f=l",
+	"du --files0-from=list", "grep -r foo .", "grep -R foo .",
+	"grep -rn foo .", "grep -nr foo", "grep --recursive foo .",
+	"grep --rec foo .", "grep --dereference-r foo", "grep -f pats x",
+	"grep -fpats x", "grep -nf pats x", "grep --file=pats x",
+	"grep --fi pats x", "grep -d recurse foo .", "grep --directories=recurse foo",
+	"grep --exclude-from=list foo x", "egrep -r foo", "fgrep -f p x",
+	"jq -f prog.jq x", "jq --from-file p x", "jq -rf p x", "jq -L /x .",
+	"jq --rawfile a /etc/passwd .", "jq --slurpfile a x .",
+	"jq 'import \"x\" as y; .' x", "jq 'include \"x\"; .' x",
+	"date -s 2020-01-01", "date --set=2020-01-01", "date --se 2020",
+	"shuf -o /etc/x x", "shuf --random-source=/dev/zero x",
+	"file -C -m x", "tree -o /etc/x", "uniq in out",
+	/* chaining */
+	"ls && curl http://x", "ls; id", "ls | sh", "ls || id", "ls & id",
+	"ls &", "ls;id", "ls|sh", "ls\nid", "ls\rid",
+	/* substitution */
+	"ls $(id)", "ls `id`", "ls \"$(id)\"", "echo \"`id`\"", "echo $(id)",
+	"ls \"`id`\"",
+	/* expansion tricks */
+	"ls ${IFS}", "ls${IFS}-la", "echo ${PATH:0:1}", "echo $HOME",
+	"ls$IFS-la", "echo \"$HOME\"", "cat ~/.ssh/id_ed25519", "ls ~",
+	"ls {a,b}", "echo a{1..3}",
+	/* path-scoped names and assignments */
+	"./ls", "/tmp/ls", "/usr/bin/ls", "../bin/ls", "bin/ls",
+	"X=1 ls", "PATH=/tmp ls",
+	/* wrappers */
+	"zsh -lc 'id'", "bash -c id", "sh -c id", "dash -c id",
+	"env X=1 sh", "env sh", "env -i id", "nice sh", "nice -n 5 id",
+	"timeout 1 sh", "nohup sh", "stdbuf -o0 sh", "xargs sh", "xargs id",
+	"setsid id", "time id", "busybox sh", "flock x sh",
+	/* interpreters and exec options */
+	"python3 -c 'print(1)'", "python3 x.py", "python -c 1",
+	"perl -e 'print 1'", "ruby -e 'p 1'", "node -e 1", "php -r 1",
+	"awk 'BEGIN{system(\"id\")}'", "awk 'BEGIN { system(\"id\") }'",
+	"awk 'BEGIN{while((\"id\"|getline l)>0)print l}'",
+	"awk '{print > \"/tmp/x\"}' f", "awk '{print | \"sh\"}' f",
+	"awk -f prog.awk x", "awk -fprog.awk x", "awk --exec x",
+	"gawk '@load \"x\"'", "mawk 'BEGIN{system(\"id\")}'",
+	"awk -e 'BEGIN{}'", "awk", "nawk 'BEGIN{system(\"id\")}'",
+	"find . -exec id \\;", "find . -exec id {} +", "find . -execdir id {} +",
+	"find . -ok id \\;", "find . -okdir id \\;", "find . -delete",
+	"find . -fprint /tmp/x", "find . -fprintf /tmp/x %p",
+	"find . -fls /tmp/x", "find . -name x -exec sh -c id \\;",
+	"git -c core.sshCommand=id fetch", "git -c core.pager=id log",
+	"git -c alias.x=!id x", "git log", "git status",
+	"tar --checkpoint-action=exec=id -cf x .", "tar -I id -cf x .",
+	"tar --to-command=id -xf x", "tar --use-compress-program=id -cf x .",
+	"less x", "less +!id x", "more x", "man ls", "vim x", "vi x",
+	"view x", "ed x", "nano x", "emacs x",
+	"dc -e '!id'", "m4 x", "make", "sqlite3 x .shell", "openssl x",
+	"dd if=/dev/zero of=/dev/sda", "tee /dev/sda", "cp a /etc/x",
+	"rm -rf .", "curl http://x", "wget http://x", "nc -l 1",
+	/* process substitution, redirections, heredocs */
+	"cat <(id)", "diff >(id) x", "ls > /dev/sda", "cat < /etc/passwd",
+	"echo x >> f", "ls 2>&1", "ls >/dev/null", "cat <<EOF\nx\nEOF",
+	"cat <<< x", "cat<<EOF", "(id)", "{ id; }",
+	/* globs */
+	"ls *", "cat /etc/*", "ls ?", "ls [a]", "ls # comment",
+	/* unicode look-alikes of allowed names */
+	"\xe2\x85\xbcs", "l\xd1\x95", "\xef\xbd\x8c\xef\xbd\x93",
+	"ls\xe2\x80\x8b", "c\xd0\xb0t x", "\xd0\xb5" "cho hi",
+	/* not commands, not found, not quoted right */
+	"", "   ", "'unterminated", "\"unterminated", "ls \\", ".",
+	"no-such-command-oxi", "-ls", NULL
+};
+
+/* run as they are */
+static const char *const good[] = {
+	"ls", "ls -la", "ls -la sub", "cat 'a b.txt'", "head -n 5 notes.txt",
+	"tail -n 2 x", "grep -n foo notes.txt", "grep -e -r x", "grep -- -r x",
+	"grep -i 'a|b' x", "sort -k2 -t, data.csv", "sort -n x", "sort -r x",
+	"sort -u -k 1,1 x", "wc -l x", "wc -c x y", "echo \"hello world\"",
+	"echo 'it''s'", "echo a\\ b", "date -u", "date -d yesterday",
+	"find . -name '*.txt'", "find . -type f -name \"*.c\"",
+	"jq .a data.json", "jq -r '.[] | .name' x", "jq --arg f -f '.' x",
+	"awk '{print $1}' x", "awk -F, '{print $2}' x",
+	"awk -v n=2 'NR==n' x", "uniq x", "uniq -c x", "diff a b",
+	"printf '%s\\n' a", "cut -d: -f1 x", "tr a-z A-Z", "wc",
+	"md5sum x", "sha256sum x", "basename /a/b", "pwd", "true", "id",
+	"uname -a", "du -sh .", "stat x", "sed -n 1,5p x", "nl x", "seq 3",
+	"echo {}", "echo a!b", "echo caf\xc3\xa9", NULL
+};
+
+/* the case, on one line */
+static const char *
+show(const char *s)
+{
+	static char buf[256];
+	size_t i, n = 0;
+
+	for (i = 0; s[i] && n < sizeof buf - 3; i++)
+		if (s[i] == '\n' || s[i] == '\r') {
+			buf[n++] = '\\';
+			buf[n++] = s[i] == '\n' ? 'n' : 'r';
+		} else
+			buf[n++] = s[i];
+	buf[n] = '\0';
+	return buf;
+}
+
+static void
+parse(struct oxi_sh *sh, const char *line)
+{
+	memset(sh, 0, sizeof *sh);
+	oxi_sh_parse(sh, line, strlen(line));
+}
+
+int
+main(void)
+{
+	struct oxi_sh sh;
+	char dir[] = "/tmp/t-shpolicy.XXXXXX", path[512], *line, *line2;
+	FILE *f;
+	int i, n = 0, nbad, ngood, v;
+
+	for (nbad = 0; bad[nbad]; nbad++)
+		;
+	for (ngood = 0; good[ngood]; ngood++)
+		;
+	plan(nbad + ngood + 19);
+	unsetenv("OXI_SHELL_POLICY");
+	unsetenv("OXI_SHELL_ALLOW");
+	unsetenv("OXI_SHELL_DENY");
+	unsetenv("OXI_SANDBOX_ENV");
+	for (i = 0; bad[i]; i++) {
+		memset(&sh, 0, sizeof sh);
+		v = oxi_sh_parse(&sh, bad[i], strlen(bad[i])) < 0 ?
+		    sh.verdict : oxi_sh_check(&sh);
+		ok(v == OXI_SH_DENY || v == OXI_SH_ASK, "refused or held: %s "
+		    "(%s)", show(bad[i]), v == OXI_SH_ALLOW ? "ALLOWED" : sh.why);
+		oxi_sh_free(&sh);
+	}
+	for (i = 0; good[i]; i++) {
+		memset(&sh, 0, sizeof sh);
+		v = oxi_sh_parse(&sh, good[i], strlen(good[i])) < 0 ?
+		    sh.verdict : oxi_sh_check(&sh);
+		ok(v == OXI_SH_ALLOW, "runs: %s%s%s", good[i], *sh.why ?
+		    " -- " : "", sh.why);
+		oxi_sh_free(&sh);
+	}
+
+	/* the words */
+	parse(&sh, "grep -e 'a b' \"c\\\"d\" e\\ f '' g");
+	is_int(sh.argc, 7, "seven words");
+	is_str(sh.argv[2], "a b", "single quotes keep spaces");
+	is_str(sh.argv[3], "c\"d", "a backslash escapes a double quote");
+	is_str(sh.argv[4], "e f", "a backslash escapes a space");
+	is_str(sh.argv[5], "", "'' is an empty word");
+	oxi_sh_free(&sh);
+
+	/* a hijacked PATH changes nothing */
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof path, "%s/ls", dir);
+	f = fopen(path, "w");
+	fputs("#!/bin/sh\necho hijacked\n", f);
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(path, sizeof path, "%s:/usr/bin:/bin", dir);
+	setenv("PATH", path, 1);
+	parse(&sh, "ls");
+	is_int(oxi_sh_check(&sh), OXI_SH_ALLOW, "ls runs with PATH hijacked");
+	ok(sh.exe && (strcmp(sh.exe, "/usr/bin/ls") == 0 ||
+	    strcmp(sh.exe, "/bin/ls") == 0), "ls is the system's: %s",
+	    sh.exe ? sh.exe : "(none)");
+	oxi_sh_free(&sh);
+
+	/* sed runs with --sandbox */
+	parse(&sh, "sed 1e\\ id x");
+	is_int(oxi_sh_check(&sh), OXI_SH_ALLOW, "sed runs");
+	is_str(sh.argv[1], "--sandbox", "sed gets --sandbox (no e, w, r)");
+	oxi_sh_free(&sh);
+
+	/* python3 resolves to its versioned file, still held */
+	parse(&sh, "python3 -c 'print(1)'");
+	v = oxi_sh_check(&sh);
+	ok(v == OXI_SH_ASK || v == OXI_SH_DENY, "python3 -c is held");
+
+	/* approvals: the exact argv, binary and cwd only */
+	snprintf(path, sizeof path, "%s/approved", dir);
+	setenv("OXI_SHELL_APPROVED", path, 1);
+	line = oxi_sh_approval(&sh, ".");
+	ok(strstr(line, "\"argv\":[\"python3\",\"-c\",\"print(1)\"]") &&
+	    strstr(line, "\"bin\":\"/usr/") && strstr(line, "\"cwd\":\".\""),
+	    "the approval line names argv, binary, cwd: %s", line);
+	is_int(oxi_sh_approved(line, NULL), 0, "not approved yet");
+	f = fopen(path, "w");
+	fprintf(f, "# approved by hand\n%s\n", line);
+	fclose(f);
+	is_int(oxi_sh_approved(line, NULL), 1, "approved once in the store");
+	is_int(oxi_sh_approved(line, NULL), 1, "and again: the store stays");
+	line2 = oxi_sh_approval(&sh, "sub");
+	is_int(oxi_sh_approved(line2, NULL), 0, "another cwd is not approved");
+	free(line2);
+	oxi_sh_free(&sh);
+	parse(&sh, "python3 -c 'print(2)'");
+	oxi_sh_check(&sh);
+	line2 = oxi_sh_approval(&sh, ".");
+	is_int(oxi_sh_approved(line2, NULL), 0, "one argument more or less "
+	    "is not approved");
+	oxi_sh_free(&sh);
+	snprintf(path, sizeof path, "%s/approved-once", dir);
+	f = fopen(path, "w");
+	fprintf(f, "%s\n", line2);
+	fclose(f);
+	is_int(oxi_sh_approved(line2, NULL), 1, "a one-shot approval works");
+	is_int(oxi_sh_approved(line2, NULL), 0, "once");
+	is_int(oxi_sh_approved(line, dir), 0, "a store inside the workspace "
+	    "approves nothing");
+	free(line);
+	free(line2);
+	snprintf(path, sizeof path, "rm -rf '%s'", dir);
+	n = system(path);
+	(void)n;
+	return done();
+}
