@@ -787,6 +787,78 @@ responses(void)
 	    "\"include\":[],\"stream\":false}");
 }
 
+#define O(msg, rest) "{\"model\":\"m\",\"message\":{\"role\":" \
+	"\"assistant\"," msg "}," rest "}\n"
+#define O_DONE(reason) "{\"model\":\"m\",\"message\":{\"role\":" \
+	"\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":" \
+	"\"" reason "\",\"prompt_eval_count\":26,\"eval_count\":7}\n"
+
+static void
+ollama(void)
+{
+	const struct oxi_llm_dialect *d = &oxi_dialect_ollama;
+
+	sstream(d, "ollama thinking, text, two tool calls as objects",
+	    O("\"content\":\"\",\"thinking\":\"Let me \"", "\"done\":false")
+	    O("\"content\":\"\",\"thinking\":\"look.\"", "\"done\":false")
+	    O("\"content\":\"Sure\"", "\"done\":false")
+	    O("\"content\":\"\",\"tool_calls\":[{\"function\":{\"name\":"
+	    "\"list_dir\",\"arguments\":{\"path\":\".\"}}},{\"id\":\"k2\","
+	    "\"function\":{\"index\":1,\"name\":\"read_file\",\"arguments\":"
+	    "{\"path\":\"a.txt\"}}}]", "\"done\":false")
+	    O_DONE("stop"),
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"Sure\","
+	    "\"tool_calls\":[{\"id\":\"call_*\",\"name\":\"list_dir\","
+	    "\"args\":{\"path\":\".\"}},{\"id\":\"k2\",\"name\":"
+	    "\"read_file\",\"args\":{\"path\":\"a.txt\"}}],\"thinking\":["
+	    "{\"type\":\"thinking\",\"thinking\":\"Let me look.\","
+	    "\"dialect\":\"ollama\"}]},\"stop\":\"tool_use\","
+	    U(26, 7, 0, 0, 0) "}");
+	sstream(d, "ollama length stop",
+	    O("\"content\":\"Hel\"", "\"done\":false") O_DONE("length"),
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"Hel\","
+	    "\"tool_calls\":[]},\"stop\":\"length\"," U(26, 7, 0, 0, 0) "}");
+	sstream(d, "ollama truncated stream (no done)",
+	    O("\"content\":\"Hel\"", "\"done\":false")
+	    O("\"content\":\"lo\"", "\"done\":false"),
+	    "error truncated 1: the reply stream ended early");
+	sstream(d, "ollama cut inside a line",
+	    O("\"content\":\"Hel\"", "\"done\":false") "{\"model\":\"m\",",
+	    "error truncated 1: the reply ended inside a line");
+	sstream(d, "ollama error line in a 200 stream",
+	    O("\"content\":\"Hel\"", "\"done\":false")
+	    "{\"error\":\"an error was encountered while running the"
+	    " model\"}\n",
+	    "error provider 0: an error was encountered while running the"
+	    " model");
+	sstream(d, "ollama one object (stream false), no final newline",
+	    "{\"model\":\"m\",\"message\":{\"role\":\"assistant\","
+	    "\"content\":\"Hi!\"},\"done\":true,\"done_reason\":\"stop\","
+	    "\"prompt_eval_count\":3,\"eval_count\":2}",
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"Hi!\","
+	    "\"tool_calls\":[]},\"stop\":\"end\"," U(3, 2, 0, 0, 0) "}");
+
+	body(d, "tool names, object arguments, options, think",
+	    "{\"max_tokens\":64,\"temperature\":0,\"thinking\":true,"
+	    "\"options\":{\"num_ctx\":8192},\"messages\":[{\"role\":"
+	    "\"system\",\"content\":\"s\"},{\"role\":\"user\",\"content\":"
+	    "\"go\"},{\"role\":\"assistant\",\"content\":null,\"thinking\":"
+	    "[{\"type\":\"thinking\",\"thinking\":\"hm\",\"dialect\":"
+	    "\"ollama\"}],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\","
+	    "\"args\":{\"p\":1}}]},{\"role\":\"tool\",\"tool_call_id\":"
+	    "\"c1\",\"content\":\"one\"}],\"tools\":[{\"name\":\"f\","
+	    "\"parameters\":{\"type\":\"object\"}}]}",
+	    "{\"model\":\"m\",\"messages\":[{\"role\":\"system\","
+	    "\"content\":\"s\"},{\"role\":\"user\",\"content\":\"go\"},"
+	    "{\"role\":\"assistant\",\"content\":\"\",\"thinking\":\"hm\","
+	    "\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":"
+	    "{\"p\":1}}}]},{\"role\":\"tool\",\"content\":\"one\","
+	    "\"tool_name\":\"f\"}],\"tools\":[{\"type\":\"function\","
+	    "\"function\":{\"name\":\"f\",\"parameters\":{\"type\":"
+	    "\"object\"}}}],\"options\":{\"num_ctx\":8192,\"num_predict\":64,"
+	    "\"temperature\":0},\"think\":true,\"stream\":true}");
+}
+
 /* the URL a dialect makes from base "B" */
 static void
 urlis(const struct oxi_llm_dialect *d, const char *model, int stream,
@@ -823,7 +895,7 @@ main(int argc, char **argv)
 		shared = top.s;
 	}
 	plan((int)NCONF * 3 + 2 + NCHECKS + 8 * 3 + 4 + 7 * 3 + 2 +
-	    6 * 3 + 2 + 5);
+	    6 * 3 + 2 + 6 * 3 + 1 + 6);
 
 	if ((dp = opendir(shared))) {
 		closedir(dp);
@@ -835,6 +907,8 @@ main(int argc, char **argv)
 	anthropic();
 	gemini();
 	responses();
+	ollama();
+	urlis(&oxi_dialect_ollama, "llama3.2", 1, "B/api/chat");
 	urlis(&oxi_dialect_responses, "o3", 1, "B/responses");
 	urlis(&oxi_dialect_anthropic, "claude-x", 1, "B/messages");
 	urlis(&oxi_dialect_gemini, "gemini-2.5-flash", 1,

@@ -1,0 +1,604 @@
+/*
+ * llm_ollama.c - Ollama's native dialect (/api/chat)
+ *
+ * The body: messages much as in Chat Completions, but tool call
+ * arguments are objects and a tool result names its tool ("tool_name",
+ * found from the call it answers); the thinking an assistant message
+ * came with goes back as "thinking".  max_tokens, temperature, top_p,
+ * top_k, seed and stop go under "options", merged with the request's own
+ * "options"; "thinking" in the request sets "think" (true, or an effort
+ * such as "high").
+ *
+ * The reply: NDJSON, one object per line ({"message":{...},"done":false}
+ * and a last one with "done":true, "done_reason" and the token counts),
+ * or that last object alone when not streamed.  Tool calls arrive whole.
+ * {"error":"..."} on a line fails the reply; no "done":true is a
+ * truncated reply.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oxi.h"
+
+#define LINEMAX	(16 * 1024 * 1024)	/* one line of the reply, at most */
+
+struct oll {
+	struct oxi_buf line;	/* the line being read */
+	struct oxi_buf thought;	/* thinking text */
+	int any;		/* some bytes came */
+	long ncall;		/* tool calls seen */
+	struct oxi_llm_reply r;	/* the reply */
+};
+
+static jv
+get(jv obj, const char *key)
+{
+	if (jv_get_kind(obj) != JV_KIND_OBJECT)
+		return jv_invalid();
+	return jv_object_get(jv_copy(obj), jv_string(key));
+}
+
+static int
+isk(jv v, jv_kind k)
+{
+	return jv_get_kind(v) == k;
+}
+
+static int
+is(jv v, const char *s)
+{
+	return isk(v, JV_KIND_STRING) && strcmp(jv_string_value(v), s) == 0;
+}
+
+static jv bad(const char *, ...) OXI_PRINTF(1, 2);
+
+static jv
+bad(const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return jv_invalid_with_msg(jv_string(buf));
+}
+
+/* content (consumed) as a string: text parts joined */
+static jv
+text(jv c)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	jv p, t;
+	int i, n;
+
+	if (isk(c, JV_KIND_STRING))
+		return c;
+	if (isk(c, JV_KIND_ARRAY)) {
+		n = jv_array_length(jv_copy(c));
+		for (i = 0; i < n; i++) {
+			p = jv_array_get(jv_copy(c), i);
+			t = isk(p, JV_KIND_STRING) ? jv_copy(p) :
+			    get(p, "text");
+			if (isk(t, JV_KIND_STRING))
+				oxi_buf_cats(&b, jv_string_value(t));
+			jv_free(t);
+			jv_free(p);
+		}
+	}
+	jv_free(c);
+	t = jv_string_sized(b.s ? b.s : "", (int)b.len);
+	oxi_buf_free(&b);
+	return t;
+}
+
+/* the name of the call id in the messages before i, or invalid */
+static jv
+callname(jv msgs, int i, const char *id)
+{
+	jv m, tcs, tc, v, name = jv_invalid();
+	int j, k, n;
+
+	for (j = i - 1; j >= 0 && !jv_is_valid(name); j--) {
+		m = jv_array_get(jv_copy(msgs), j);
+		tcs = get(m, "tool_calls");
+		n = isk(tcs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(tcs)) : 0;
+		for (k = 0; k < n && !jv_is_valid(name); k++) {
+			tc = jv_array_get(jv_copy(tcs), k);
+			v = get(tc, "id");
+			if (is(v, id))
+				name = get(tc, "name");
+			jv_free(v);
+			jv_free(tc);
+		}
+		jv_free(tcs);
+		jv_free(m);
+	}
+	return name;
+}
+
+static jv
+calls(jv tcs, int i)
+{
+	jv out = jv_array(), tc, name, args, fn, v;
+	int j, n = jv_array_length(jv_copy(tcs));
+
+	for (j = 0; j < n; j++) {
+		tc = jv_array_get(jv_copy(tcs), j);
+		name = get(tc, "name");
+		if (!isk(name, JV_KIND_STRING)) {
+			jv_free(name);
+			jv_free(tc);
+			jv_free(tcs);
+			jv_free(out);
+			return bad("messages[%d]: a tool call needs \"name\"",
+			    i);
+		}
+		args = get(tc, "args");
+		if (isk(args, JV_KIND_STRING)) {
+			v = args;
+			args = jv_parse(jv_string_value(v));
+			jv_free(v);
+		}
+		if (!isk(args, JV_KIND_OBJECT)) {
+			jv_free(args);
+			args = jv_object();
+		}
+		fn = jv_object_set(jv_object(), jv_string("name"), name);
+		fn = jv_object_set(fn, jv_string("arguments"), args);
+		out = jv_array_append(out, jv_object_set(jv_object(),
+		    jv_string("function"), fn));
+		jv_free(tc);
+	}
+	jv_free(tcs);
+	return out;
+}
+
+/* the thinking text an assistant message came with */
+static jv
+thinking(jv m)
+{
+	jv th = oxi_llm_thinking(m, "ollama"), b, t;
+	struct oxi_buf s = OXI_BUF_INIT;
+	int i, n = jv_array_length(jv_copy(th));
+
+	for (i = 0; i < n; i++) {
+		b = jv_array_get(jv_copy(th), i);
+		t = get(b, "thinking");
+		if (isk(t, JV_KIND_STRING))
+			oxi_buf_cats(&s, jv_string_value(t));
+		jv_free(t);
+		jv_free(b);
+	}
+	jv_free(th);
+	t = s.len ? jv_string_sized(s.s, (int)s.len) : jv_invalid();
+	oxi_buf_free(&s);
+	return t;
+}
+
+static jv
+tools(jv ts)
+{
+	jv out = jv_array(), t, fn, name, o, v;
+	int i, n = jv_array_length(jv_copy(ts));
+
+	for (i = 0; i < n; i++) {
+		t = jv_array_get(jv_copy(ts), i);
+		fn = get(t, "function");
+		if (isk(fn, JV_KIND_OBJECT)) {
+			jv_free(t);
+			t = fn;
+		} else
+			jv_free(fn);
+		name = get(t, "name");
+		if (!isk(name, JV_KIND_STRING)) {
+			jv_free(name);
+			jv_free(t);
+			jv_free(ts);
+			jv_free(out);
+			return bad("tools[%d] has no \"name\"", i);
+		}
+		o = jv_object_set(jv_object(), jv_string("name"), name);
+		v = get(t, "description");
+		if (isk(v, JV_KIND_STRING))
+			o = jv_object_set(o, jv_string("description"), v);
+		else
+			jv_free(v);
+		v = get(t, "parameters");
+		if (!isk(v, JV_KIND_OBJECT)) {
+			jv_free(v);
+			v = jv_object_set(jv_object(), jv_string("type"),
+			    jv_string("object"));
+			v = jv_object_set(v, jv_string("properties"),
+			    jv_object());
+		}
+		o = jv_object_set(o, jv_string("parameters"), v);
+		out = jv_array_append(out, jv_object_set(jv_object_set(
+		    jv_object(), jv_string("type"), jv_string("function")),
+		    jv_string("function"), o));
+		jv_free(t);
+	}
+	jv_free(ts);
+	return out;
+}
+
+static jv
+options(jv req)
+{
+	static const char *const map[][2] = {
+		{ "max_tokens", "num_predict" },
+		{ "temperature", "temperature" },
+		{ "top_p", "top_p" },
+		{ "top_k", "top_k" },
+		{ "seed", "seed" },
+		{ NULL, NULL }
+	};
+	jv o = get(req, "options"), v;
+	int i;
+
+	if (!isk(o, JV_KIND_OBJECT)) {
+		jv_free(o);
+		o = jv_object();
+	}
+	for (i = 0; map[i][0]; i++) {
+		v = get(req, map[i][0]);
+		if (isk(v, JV_KIND_NUMBER))
+			o = jv_object_set(o, jv_string(map[i][1]), v);
+		else
+			jv_free(v);
+	}
+	v = get(req, "stop");
+	if (isk(v, JV_KIND_STRING))
+		v = jv_array_append(jv_array(), v);
+	if (isk(v, JV_KIND_ARRAY))
+		o = jv_object_set(o, jv_string("stop"), v);
+	else
+		jv_free(v);
+	return o;
+}
+
+static jv
+body(jv req, const struct oxi_llm_target *t)
+{
+	jv msgs, m, role, out = jv_array(), o, v, name;
+	const char *r;
+	int i, n;
+
+	msgs = get(req, "messages");
+	if (!isk(msgs, JV_KIND_ARRAY) || jv_array_length(jv_copy(msgs)) == 0) {
+		jv_free(msgs);
+		jv_free(out);
+		return bad("\"messages\" must be a non-empty array");
+	}
+	n = jv_array_length(jv_copy(msgs));
+	for (i = 0; i < n; i++) {
+		m = jv_array_get(jv_copy(msgs), i);
+		role = get(m, "role");
+		r = isk(role, JV_KIND_STRING) ? jv_string_value(role) : NULL;
+		if (!isk(m, JV_KIND_OBJECT) || !r) {
+			o = bad("messages[%d] has no \"role\"", i);
+			goto fail;
+		}
+		if (strcmp(r, "developer") == 0)
+			r = "system";
+		if (strcmp(r, "system") != 0 && strcmp(r, "user") != 0 &&
+		    strcmp(r, "assistant") != 0 && strcmp(r, "tool") != 0) {
+			o = bad("messages[%d] has an unknown role '%.40s'", i,
+			    r);
+			goto fail;
+		}
+		o = jv_object_set(jv_object(), jv_string("role"),
+		    jv_string(r));
+		o = jv_object_set(o, jv_string("content"),
+		    text(get(m, "content")));
+		v = get(m, "images");
+		if (isk(v, JV_KIND_ARRAY))
+			o = jv_object_set(o, jv_string("images"), v);
+		else
+			jv_free(v);
+		if (strcmp(r, "assistant") == 0) {
+			v = thinking(m);
+			if (jv_is_valid(v))
+				o = jv_object_set(o, jv_string("thinking"), v);
+			v = get(m, "tool_calls");
+			if (isk(v, JV_KIND_ARRAY) &&
+			    jv_array_length(jv_copy(v)) > 0) {
+				v = calls(v, i);
+				if (!jv_is_valid(v)) {
+					jv_free(o);
+					o = v;
+					goto fail;
+				}
+				o = jv_object_set(o, jv_string("tool_calls"),
+				    v);
+			} else
+				jv_free(v);
+		} else if (strcmp(r, "tool") == 0) {
+			v = get(m, "tool_call_id");
+			name = isk(v, JV_KIND_STRING) ? callname(msgs, i,
+			    jv_string_value(v)) : jv_invalid();
+			jv_free(v);
+			if (!isk(name, JV_KIND_STRING)) {
+				jv_free(name);
+				name = get(m, "name");
+			}
+			if (isk(name, JV_KIND_STRING))
+				o = jv_object_set(o, jv_string("tool_name"),
+				    name);
+			else
+				jv_free(name);
+		}
+		out = jv_array_append(out, o);
+		jv_free(role);
+		jv_free(m);
+	}
+	jv_free(msgs);
+	o = jv_object_set(jv_object(), jv_string("model"),
+	    jv_string(t->model));
+	o = jv_object_set(o, jv_string("messages"), out);
+	v = get(req, "tools");
+	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+		v = tools(v);
+		if (!jv_is_valid(v)) {
+			jv_free(o);
+			return v;
+		}
+		o = jv_object_set(o, jv_string("tools"), v);
+	} else
+		jv_free(v);
+	v = options(req);
+	if (jv_object_length(jv_copy(v)) > 0)
+		o = jv_object_set(o, jv_string("options"), v);
+	else
+		jv_free(v);
+	v = get(req, "thinking");
+	if (isk(v, JV_KIND_OBJECT)) {
+		m = get(v, "effort");
+		jv_free(v);
+		v = m;
+		if (!isk(v, JV_KIND_STRING)) {
+			jv_free(v);
+			v = jv_true();
+		}
+	} else if (isk(v, JV_KIND_NUMBER)) {
+		jv_free(v);
+		v = jv_true();
+	}
+	if (isk(v, JV_KIND_TRUE) || isk(v, JV_KIND_FALSE) ||
+	    isk(v, JV_KIND_STRING))
+		o = jv_object_set(o, jv_string("think"), v);
+	else
+		jv_free(v);
+	v = get(req, "keep_alive");
+	if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+		o = jv_object_set(o, jv_string("keep_alive"), v);
+	else
+		jv_free(v);
+	v = get(req, "stream");
+	o = jv_object_set(o, jv_string("stream"),
+	    jv_bool(!isk(v, JV_KIND_FALSE)));
+	jv_free(v);
+	return o;
+
+fail:
+	jv_free(role);
+	jv_free(m);
+	jv_free(msgs);
+	jv_free(out);
+	return o;
+}
+
+static void
+url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
+{
+	(void)t;
+	(void)stream;
+	oxi_buf_cats(u, "/api/chat");
+}
+
+static double
+num(jv obj, const char *key)
+{
+	jv v = get(obj, key);
+	double d = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : 0;
+
+	jv_free(v);
+	return d;
+}
+
+static void
+toolcalls(struct oll *o, jv tcs)
+{
+	struct oxi_llm_call *c;
+	jv tc, fn, v;
+	int i, n = isk(tcs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(tcs)) : 0;
+
+	for (i = 0; i < n; i++) {
+		tc = jv_array_get(jv_copy(tcs), i);
+		fn = get(tc, "function");
+		c = oxi_llm_reply_call(&o->r, o->ncall++);
+		v = get(tc, "id");
+		if (isk(v, JV_KIND_STRING))
+			oxi_buf_cats(&c->id, jv_string_value(v));
+		jv_free(v);
+		v = get(fn, "name");
+		if (isk(v, JV_KIND_STRING))
+			oxi_buf_cats(&c->name, jv_string_value(v));
+		jv_free(v);
+		v = get(fn, "arguments");
+		if (isk(v, JV_KIND_STRING))	/* some versions: a JSON text */
+			oxi_buf_cats(&c->args, jv_string_value(v));
+		else if (isk(v, JV_KIND_OBJECT)) {
+			v = jv_dump_string(v, 0);
+			oxi_buf_cats(&c->args, jv_string_value(v));
+		} else if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+			oxi_buf_cats(&c->args, "[]");	/* not an object */
+		jv_free(v);
+		jv_free(fn);
+		jv_free(tc);
+	}
+}
+
+/* one line's object (consumed) */
+static void
+chunk(struct oll *o, jv c)
+{
+	jv e, m, v;
+
+	if (!isk(c, JV_KIND_OBJECT)) {
+		jv_free(c);
+		oxi_llm_reply_fail(&o->r, "bad_reply", 0, "a reply line is not"
+		    " an object");
+		return;
+	}
+	e = get(c, "error");
+	if (jv_is_valid(e) && !isk(e, JV_KIND_NULL)) {
+		jv_free(c);
+		oxi_llm_reply_perror(&o->r, e);
+		return;
+	}
+	jv_free(e);
+	if (o->r.ended) {
+		jv_free(c);
+		return;
+	}
+	m = get(c, "message");
+	v = get(m, "thinking");
+	if (isk(v, JV_KIND_STRING))
+		oxi_buf_cat(&o->thought, jv_string_value(v),
+		    jv_string_length_bytes(jv_copy(v)));
+	jv_free(v);
+	v = get(m, "content");
+	if (isk(v, JV_KIND_STRING))
+		oxi_llm_reply_text(&o->r, jv_string_value(v),
+		    jv_string_length_bytes(jv_copy(v)));
+	jv_free(v);
+	v = get(m, "tool_calls");
+	toolcalls(o, v);
+	jv_free(v);
+	jv_free(m);
+	v = get(c, "done");
+	if (isk(v, JV_KIND_TRUE)) {
+		o->r.ended = 1;
+		o->r.input = num(c, "prompt_eval_count");
+		o->r.output = num(c, "eval_count");
+		jv_free(v);
+		v = get(c, "done_reason");
+		if (is(v, "length"))
+			o->r.stop = "length";
+	}
+	jv_free(v);
+	jv_free(c);
+}
+
+static void
+line(struct oll *o, const char *s, size_t n, int last)
+{
+	jv c;
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' ||
+	    s[n - 1] == ' '))
+		n--;
+	if (n == 0)
+		return;
+	c = jv_parse_sized(s, (int)n);
+	if (!jv_is_valid(c)) {
+		jv_free(c);
+		if (last)
+			oxi_llm_reply_fail(&o->r, "truncated", 1, "the reply"
+			    " ended inside a line");
+		else
+			oxi_llm_reply_fail(&o->r, "bad_reply", 1, "invalid"
+			    " JSON in the reply");
+		return;
+	}
+	chunk(o, c);
+}
+
+static void *
+reader(oxi_llm_text_fn text, void *arg)
+{
+	struct oll *o = xcalloc(1, sizeof *o);
+
+	oxi_llm_reply_init(&o->r, text, arg);
+	return o;
+}
+
+static int
+feed(void *rd, const char *p, size_t n)
+{
+	struct oll *o = rd;
+	const char *nl;
+	size_t k;
+
+	while (n > 0 && !o->r.failed) {
+		o->any = 1;
+		nl = memchr(p, '\n', n);
+		k = nl ? (size_t)(nl - p) + 1 : n;
+		if (o->line.len + k > LINEMAX) {
+			oxi_llm_reply_fail(&o->r, "bad_reply", 0, "a reply"
+			    " line over the size cap");
+			break;
+		}
+		oxi_buf_cat(&o->line, p, k);
+		p += k;
+		n -= k;
+		if (nl) {
+			line(o, o->line.s, o->line.len, 0);
+			oxi_buf_reset(&o->line);
+		}
+	}
+	return o->r.failed ? -1 : 0;
+}
+
+static jv
+result(void *rd, const char **code, int *retry)
+{
+	struct oll *o = rd;
+	jv b;
+
+	if (!o->r.failed && o->line.len > 0) {
+		line(o, o->line.s, o->line.len, 1);
+		oxi_buf_reset(&o->line);
+	}
+	if (!o->r.failed && !o->any)
+		oxi_llm_reply_fail(&o->r, "truncated", 1, "the reply was"
+		    " empty");
+	if (!o->r.failed && o->thought.len > 0) {
+		b = jv_object_set(jv_object(), jv_string("type"),
+		    jv_string("thinking"));
+		b = jv_object_set(b, jv_string("thinking"),
+		    jv_string_sized(o->thought.s, (int)o->thought.len));
+		oxi_llm_reply_think(&o->r, "ollama", b);
+		oxi_buf_reset(&o->thought);
+	}
+	return oxi_llm_reply_result(&o->r, code, retry);
+}
+
+static int
+complete(const void *rd)
+{
+	const struct oll *o = rd;
+
+	return o->r.ended && !o->r.failed;
+}
+
+static void
+rfree(void *rd)
+{
+	struct oll *o = rd;
+
+	if (!o)
+		return;
+	oxi_buf_free(&o->line);
+	oxi_buf_free(&o->thought);
+	oxi_llm_reply_free(&o->r);
+	free(o);
+}
+
+const struct oxi_llm_dialect oxi_dialect_ollama = {
+	"ollama", "Authorization: Bearer %s", NULL,
+	"Accept: application/x-ndjson",
+	body, url, reader, feed, result, complete, rfree
+};
