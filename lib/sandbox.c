@@ -1204,6 +1204,7 @@ spawn(int m, const struct oxi_sbx *s, char *const argv[], int *in, int *out,
 	struct kid *k;
 	pid_t pid, init = -1;
 	ssize_t r;
+	size_t off;
 	char info[512], *p;
 
 	limits(s, &l);
@@ -1309,13 +1310,17 @@ spawn(int m, const struct oxi_sbx *s, char *const argv[], int *in, int *out,
 	st[1] = -1;
 	/* the pid of the init of the sandbox's pid namespace */
 	if (m == M_BWRAP) {
-		r = read(st[0], info, sizeof info - 1);
-		if (r > 0) {
-			info[r] = '\0';
-			if ((p = strstr(info, "\"child-pid\"")) &&
-			    (p = strchr(p, ':')))
-				init = (pid_t)atol(p + 1);
-		}
+		/* bwrap writes it in pieces, then closes the fd */
+		for (off = 0; off < sizeof info - 1; off += r)
+			if ((r = read(st[0], info + off, sizeof info - 1 -
+			    off)) <= 0 && !(r < 0 && errno == EINTR))
+				break;
+			else if (r < 0)
+				r = 0;
+		info[off] = '\0';
+		if ((p = strstr(info, "\"child-pid\"")) &&
+		    (p = strchr(p, ':')))
+			init = (pid_t)atol(p + 1);
 	} else if (m == M_LANDLOCK) {
 		if (read(st[0], &init, sizeof init) != sizeof init)
 			init = -1;
