@@ -24,6 +24,10 @@
  * the built-in tools and the plugins to an MCP client on stdin and
  * stdout instead (lib/mcpserve.c), until end of input.
  *
+ * The shell tool, plugins and MCP servers run in the sandbox of
+ * lib/sandbox.c; where no sandbox works they are refused, unless -U
+ * (unsafe mode) lets them run unconfined with a warning per call.
+ *
  * It holds no secret and needs none: run it with a scrubbed environment.
  * -d fd: readiness once the workspace is open.  SIGTERM: answer the calls
  * already read, then exit 0.  SIGHUP is ignored (nothing to reload).
@@ -44,10 +48,10 @@
 
 #include "oxi.h"
 
-#define USAGE "oxi-tool [-v] [-d fd] [-l maxline] [-M mcpconfig] " \
+#define USAGE "oxi-tool [-Uv] [-d fd] [-l maxline] [-M mcpconfig] " \
 	"[-o maxoutput] [-P tooldirs] [-w workspace]\n" \
 	"oxi-tool -L | --list\n" \
-	"oxi-tool [-v] [-l maxline] [-o maxoutput] [-P tooldirs] " \
+	"oxi-tool [-Uv] [-l maxline] [-o maxoutput] [-P tooldirs] " \
 	"[-w workspace] mcp"
 
 #define MAXOUT_DEFAULT	(64 * 1024)
@@ -196,7 +200,7 @@ main(int argc, char *argv[])
 
 	oxi_prog = "oxi-tool";
 	oxi_std_opts(argc, argv, USAGE);
-	while ((c = getopt_long(argc, argv, "+d:Ll:M:o:P:vw:", longopts,
+	while ((c = getopt_long(argc, argv, "+d:Ll:M:o:P:Uvw:", longopts,
 	    NULL)) != -1)
 		switch (c) {
 		case 'd':
@@ -219,6 +223,9 @@ main(int argc, char *argv[])
 			break;
 		case 'P':
 			pathopt = optarg;
+			break;
+		case 'U':
+			oxi_sbx_unsafe = 1;
 			break;
 		case 'v':
 			oxi_verbose++;

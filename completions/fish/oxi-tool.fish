@@ -1,5 +1,6 @@
 # fish completion for oxi-tool
 complete -c oxi-tool -f
+complete -c oxi-tool -s U -d 'unsafe: run unconfined where no sandbox works'
 complete -c oxi-tool -s v -d 'log one line per call'
 complete -c oxi-tool -s d -x -d 'readiness file descriptor'
 complete -c oxi-tool -s l -x -d 'record size cap in bytes'
