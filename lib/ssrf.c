@@ -750,8 +750,8 @@ onehop(const struct oxi_web_req *req, const struct oxi_url *u,
 		seterr(res, "'%s' refused: the connection went to another "
 		    "address than the one checked", u->url);
 	else if (rc == CURLE_OPERATION_TIMEDOUT)
-		snprintf(res->err, sizeof res->err, "'%s': timed out after "
-		    "%ld ms", u->url, ms);
+		snprintf(res->err, sizeof res->err, "'%.200s': timed out "
+		    "after %.1f s", u->url, req->total_ms / 1000.0);
 	else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && res->cut))
 		seterr(res, "'%.200s': %s", u->url, errbuf[0] ? errbuf :
 		    curl_easy_strerror(rc));
@@ -813,8 +813,8 @@ oxi_web_request(const struct oxi_web_req *req, struct oxi_web_res *res)
 		snprintf(origin, sizeof origin, "%s", u.origin);
 		left = req->total_ms - (oxi_clock_ms() - t0);
 		if (left <= 0) {
-			snprintf(res->err, sizeof res->err, "'%s': timed out "
-			    "after %ld ms", u.url, req->total_ms);
+			snprintf(res->err, sizeof res->err, "'%.200s': timed "
+			    "out after %.1f s", u.url, req->total_ms / 1000.0);
 			r = -1;
 		} else
 			r = onehop(req, &u, method, body, req->bodylen, hdrs,

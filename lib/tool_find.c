@@ -412,6 +412,11 @@ segments(const char *pat, char ***segv)
 		v[n++] = xstrdup(p);
 	}
 	free(s);
+	/* a final ** is every file below */
+	if (n > 0 && strcmp(v[n - 1], "**") == 0) {
+		v = xrealloc(v, (n + 2) * sizeof *v);
+		v[n++] = xstrdup("*");
+	}
 	if (v)
 		v[n] = NULL;
 	*segv = v;
