@@ -840,7 +840,7 @@ grep(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	if (len == 0)
 		return oxi_tool_fail(out, T, "argument 'pattern' is empty");
 	g.re = pcre2_compile((PCRE2_SPTR)pat, len, PCRE2_UTF |
-	    PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C |
+	    PCRE2_MATCH_INVALID_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C |
 	    (icase ? PCRE2_CASELESS : 0), &err, &off, NULL);
 	if (!g.re) {
 		pcre2_get_error_message(err, msg, sizeof msg);
