@@ -60,6 +60,7 @@ struct job {
 	const char *prov;		/* provider name, for messages */
 	const struct oxi_llm_dialect *d;	/* its dialect */
 	void *rd;			/* the dialect's reply reader */
+	struct oxi_ptools *pt;		/* or prompt-guided tools over it */
 	const struct oxi_llm_cfg *cfg;	/* callbacks */
 };
 
@@ -367,6 +368,8 @@ ondata(void *arg, const char *p, size_t n)
 {
 	struct job *j = arg;
 
+	if (j->pt)
+		return oxi_ptools_feed(j->pt, p, n) < 0;
 	return j->d->feed(j->rd, p, n) < 0;
 }
 
@@ -375,6 +378,7 @@ jobfree(struct job *j)
 {
 	if (j->rd)
 		j->d->free(j->rd);
+	oxi_ptools_free(j->pt);
 	if (j->key) {
 		oxi_secrets_wipe(j->key, strlen(j->key));
 		free(j->key);
@@ -395,8 +399,10 @@ ondone(void *arg, struct oxi_http_res *res)
 	/* trouble after the terminal event (a server that keeps the
 	 * stream open, a reset) does not undo a complete reply */
 	if (res->kind == OXI_HTTP_OK || res->kind == OXI_HTTP_ABORT ||
-	    (res->status / 100 == 2 && j->d->complete(j->rd))) {
-		r = j->d->result(j->rd, &code, &retry);
+	    (res->status / 100 == 2 && (j->pt ? oxi_ptools_complete(j->pt) :
+	    j->d->complete(j->rd)))) {
+		r = j->pt ? oxi_ptools_result(j->pt, &code, &retry) :
+		    j->d->result(j->rd, &code, &retry);
 		if (jv_is_valid(r)) {
 			rec = oxi_msg_new("llm.response");
 			rec = jv_object_set(rec, jv_string("id"),
@@ -422,6 +428,41 @@ ondone(void *arg, struct oxi_http_res *res)
 		rec = httperr(j, res);
 	j->cfg->done(j->cfg->arg, j->id, rec);
 	jobfree(j);
+}
+
+/*
+ * Whether request rec (borrowed) goes with prompt-guided tools: asked
+ * by "tool_mode" or else by the provider's setting, and only when there
+ * are tools or tool calls in it.
+ */
+static int
+ptools(jv rec, int dflt)
+{
+	jv v = jv_object_get(jv_copy(rec), jv_string("tool_mode")), m, k;
+	int on = dflt, i, n, any = 0;
+
+	if (jv_get_kind(v) == JV_KIND_STRING)
+		on = strcmp(jv_string_value(v), "prompt") == 0;
+	jv_free(v);
+	if (!on)
+		return 0;
+	v = jv_object_get(jv_copy(rec), jv_string("tools"));
+	any = jv_get_kind(v) == JV_KIND_ARRAY && jv_array_length(jv_copy(v));
+	jv_free(v);
+	v = jv_object_get(jv_copy(rec), jv_string("messages"));
+	n = jv_get_kind(v) == JV_KIND_ARRAY ? jv_array_length(jv_copy(v)) : 0;
+	for (i = 0; i < n && !any; i++) {
+		m = jv_array_get(jv_copy(v), i);
+		if (jv_get_kind(m) == JV_KIND_OBJECT) {
+			k = jv_object_get(jv_copy(m), jv_string("role"));
+			any = jv_get_kind(k) == JV_KIND_STRING &&
+			    strcmp(jv_string_value(k), "tool") == 0;
+			jv_free(k);
+		}
+		jv_free(m);
+	}
+	jv_free(v);
+	return any;
 }
 
 /* the header lines: ours, unless an extra one has the same name */
@@ -467,7 +508,7 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	const char *id, *model, *why, *hdrs[8 + MAXHDRS];
 	char msg[256];
 	struct job *j;
-	int nokey, stream, n;
+	int nokey, stream, n, pt;
 	jv body, s, v;
 
 	id = oxi_msg_peek(rec, "id");
@@ -491,7 +532,13 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	v = jv_object_get(jv_copy(rec), jv_string("stream"));
 	stream = jv_get_kind(v) != JV_KIND_FALSE;
 	jv_free(v);
-	body = d->body(rec, &t);
+	pt = ptools(rec, t.ptools);
+	if (pt) {
+		v = oxi_ptools_request(rec);
+		body = jv_is_valid(v) ? d->body(v, &t) : jv_copy(v);
+		jv_free(v);
+	} else
+		body = d->body(rec, &t);
 	if (!jv_is_valid(body)) {
 		v = jv_invalid_get_msg(body);
 		*err = oxi_msg_error(id, "invalid", jv_string_value(v), 0);
@@ -510,7 +557,10 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	j->prov = t.p->name;
 	j->d = d;
 	j->cfg = cfg;
-	j->rd = d->reader(stream ? ondelta : NULL, j);
+	if (pt)
+		j->pt = oxi_ptools_new(d, stream ? ondelta : NULL, j);
+	else
+		j->rd = d->reader(stream ? ondelta : NULL, j);
 	if (t.key)
 		oxi_buf_printf(&auth, d->auth, t.key);
 	headers(hdrs, sizeof hdrs / sizeof hdrs[0], &t, auth.s, stream);

@@ -859,6 +859,120 @@ ollama(void)
 	    "\"temperature\":0},\"think\":true,\"stream\":true}");
 }
 
+/* prompt-guided tools over Chat Completions, as a dialect */
+static void *
+pt_reader(oxi_llm_text_fn text, void *arg)
+{
+	return oxi_ptools_new(&oxi_dialect_openai, text, arg);
+}
+
+static int
+pt_feed(void *rd, const char *p, size_t n)
+{
+	return oxi_ptools_feed(rd, p, n);
+}
+
+static jv
+pt_result(void *rd, const char **code, int *retry)
+{
+	return oxi_ptools_result(rd, code, retry);
+}
+
+static int
+pt_complete(const void *rd)
+{
+	return oxi_ptools_complete(rd);
+}
+
+static void
+pt_free(void *rd)
+{
+	oxi_ptools_free(rd);
+}
+
+static const struct oxi_llm_dialect pt = {
+	"ptools", NULL, NULL, NULL, NULL, NULL, pt_reader, pt_feed, pt_result,
+	pt_complete, pt_free
+};
+
+#define C(text) "data: {\"choices\":[{\"index\":0,\"delta\":" \
+	"{\"content\":\"" text "\"},\"finish_reason\":null}]}\n\n"
+#define C_END "data: {\"choices\":[{\"index\":0,\"delta\":{}," \
+	"\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+#define MSG(content, calls, stop) "{\"message\":{\"role\":\"assistant\"," \
+	"\"content\":" content ",\"tool_calls\":[" calls "]},\"stop\":\"" \
+	stop "\"," U0 "}"
+#define CALL(name, args) "{\"id\":\"call_*\",\"name\":\"" name "\"," \
+	"\"args\":" args "}"
+
+static void
+ptools(void)
+{
+	jv r, b, s;
+
+	sstream(&pt, "ptools a block cut out of the text, tag split",
+	    C("I'll look.\\n<tool") C("_call>{\\\"name\\\": \\\"read_")
+	    C("file\\\", \\\"arguments\\\": {\\\"path\\\": \\\"a\\\"}}")
+	    C("</tool_c") C("all>") C_END,
+	    MSG("\"I'll look.\\n\"", CALL("read_file", "{\"path\":\"a\"}"),
+	    "tool_use"));
+	sstream(&pt, "ptools two blocks, a code fence, args as a string",
+	    C("<tool_call>\\n```json\\n{\\\"name\\\":\\\"f\\\","
+	    "\\\"arguments\\\":{}}\\n```\\n</tool_call>\\n")
+	    C("<tool_call>{\\\"name\\\":\\\"g\\\",\\\"arguments\\\":"
+	    "\\\"{\\\\\\\"x\\\\\\\":1}\\\"}</tool_call>") C_END,
+	    MSG("\"\\n\"", CALL("f", "{}") "," CALL("g", "{\"x\":1}"),
+	    "tool_use"));
+	sstream(&pt, "ptools text that only looks like a tag",
+	    C("a <tool") C("ing> and <tool_c") C("x>") C_END,
+	    MSG("\"a <tooling> and <tool_cx>\"", "", "end"));
+	sstream(&pt, "ptools an unfinished block that parses",
+	    C("<tool_call>{\\\"name\\\":\\\"f\\\",\\\"arguments\\\":"
+	    "{\\\"a\\\":2}}") C_END,
+	    MSG("null", CALL("f", "{\"a\":2}"), "tool_use"));
+	sstream(&pt, "ptools an unfinished block that does not parse",
+	    C("ok <tool_call>{\\\"name\\\":\\\"f\\\",") C_END,
+	    "error bad_tool_args 0: an unfinished <tool_call> block");
+	sstream(&pt, "ptools a block that is not a call",
+	    C("<tool_call>read a.txt</tool_call>") C_END,
+	    "error bad_tool_args 0: <tool_call> block 1 is not {\"name\": ...,"
+	    " \"arguments\": {...}}");
+
+	r = jv_parse("{\"type\":\"llm.request\",\"tool_mode\":\"prompt\","
+	    "\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+	    "{\"role\":\"user\",\"content\":\"go\"},{\"role\":"
+	    "\"assistant\",\"content\":\"On it.\",\"tool_calls\":[{\"id\":"
+	    "\"c1\",\"name\":\"f\",\"args\":{\"p\":1}},{\"id\":\"c2\","
+	    "\"name\":\"g\",\"args\":{}}]},{\"role\":\"tool\","
+	    "\"tool_call_id\":\"c1\",\"content\":\"one\"},{\"role\":"
+	    "\"tool\",\"tool_call_id\":\"c2\",\"content\":\"two\"}],"
+	    "\"tools\":[{\"name\":\"f\",\"description\":\"Does F.\","
+	    "\"parameters\":{\"type\":\"object\"}}]}");
+	b = oxi_ptools_request(r);
+	jv_free(r);
+	s = jv_dump_string(jv_object_get(jv_copy(b), jv_string("messages")), 0);
+	ok(strstr(jv_string_value(s), "[{\"role\":\"system\",\"content\":"
+	    "\"Be brief.\\n\\n# Tools\\n\\nYou can call tools.") &&
+	    strstr(jv_string_value(s), "\\n## f\\nDoes F.\\nParameters (JSON"
+	    " Schema): {\\\"type\\\":\\\"object\\\"}\\n\"},"),
+	    "ptools request: the tools described in the system prompt");
+	ok(strstr(jv_string_value(s), "{\"role\":\"assistant\",\"content\":"
+	    "\"On it.\\n<tool_call>{\\\"name\\\":\\\"f\\\","
+	    "\\\"arguments\\\":{\\\"p\\\":1}}</tool_call>\\n<tool_call>"
+	    "{\\\"name\\\":\\\"g\\\",\\\"arguments\\\":{}}</tool_call>\"},"
+	    "{\"role\":\"user\",\"content\":\"<tool_result name=\\\"f\\\">"
+	    "\\none\\n</tool_result>\\n<tool_result name=\\\"g\\\">\\ntwo"
+	    "\\n</tool_result>\"}]") != NULL,
+	    "ptools request: calls as blocks, results merged as user text");
+	if (!strstr(jv_string_value(s), "tool_result name"))
+		printf("# %s\n", jv_string_value(s));
+	jv_free(s);
+	ok(!jv_object_has(jv_copy(b), jv_string("tools")) &&
+	    !jv_object_has(jv_copy(b), jv_string("tool_mode")),
+	    "ptools request: no tools, no tool_mode");
+	jv_free(b);
+}
+
 /* the URL a dialect makes from base "B" */
 static void
 urlis(const struct oxi_llm_dialect *d, const char *model, int stream,
@@ -895,7 +1009,7 @@ main(int argc, char **argv)
 		shared = top.s;
 	}
 	plan((int)NCONF * 3 + 2 + NCHECKS + 8 * 3 + 4 + 7 * 3 + 2 +
-	    6 * 3 + 2 + 6 * 3 + 1 + 6);
+	    6 * 3 + 2 + 6 * 3 + 1 + 6 + 6 * 3 + 3);
 
 	if ((dp = opendir(shared))) {
 		closedir(dp);
@@ -908,6 +1022,7 @@ main(int argc, char **argv)
 	gemini();
 	responses();
 	ollama();
+	ptools();
 	urlis(&oxi_dialect_ollama, "llama3.2", 1, "B/api/chat");
 	urlis(&oxi_dialect_responses, "o3", 1, "B/responses");
 	urlis(&oxi_dialect_anthropic, "claude-x", 1, "B/messages");
