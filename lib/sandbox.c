@@ -668,6 +668,10 @@ bwrapargs(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 	}
 	sv_add(a, "--proc");
 	sv_add(a, "/proc");
+	/* bwrap's own init is pid 1: its environ is closed as ours is */
+	sv_add(a, "--ro-bind");
+	sv_add(a, "/dev/null");
+	sv_add(a, "/proc/1/environ");
 	sv_add(a, "--dev");
 	sv_add(a, "/dev");
 	sv_add(a, "--tmpfs");
@@ -694,6 +698,9 @@ bwrapargs(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 		sv_add(a, s->workspace);
 		sv_add(a, s->workspace);
 	}
+	/* the root is bwrap's tmpfs: read-only, so nothing lands there */
+	sv_add(a, "--remount-ro");
+	sv_add(a, "/");
 	sv_add(a, "--chdir");
 	sv_add(a, s->cwd ? s->cwd : s->workspace ? s->workspace : "/");
 	if (sfd >= 0) {
@@ -1050,19 +1057,84 @@ undertmp(const struct oxi_sbx *s)
 	return 0;
 }
 
+/* drops every capability, for good: bounding set, ambient, the rest */
+static void
+dropcaps(void)
+{
+	struct {
+		uint32_t version;	/* _LINUX_CAPABILITY_VERSION_3 */
+		int pid;		/* 0: this thread */
+	} hdr = { 0x20080522, 0 };
+	struct {
+		uint32_t eff, perm, inh;	/* one word of each set */
+	} data[2];
+	int c;
+
+	for (c = 0; c < 64; c++)
+		(void)prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	memset(data, 0, sizeof data);
+	(void)syscall(SYS_capset, &hdr, data);
+}
+
+/* the last steps before exec: never returns */
+static void
+llexec(const struct oxi_sbx *s, const struct lim *l, const char *exe,
+    char *const argv[], char *const envp[], const char *tmp, int procok,
+    int userns, int pidns, int probing)
+{
+	if (l->nproc > 0 && getuid() != 0)
+		setlim(RLIMIT_NPROC, l->nproc + (userns ? 0 : uidprocs()), 1);
+	if (chdir(s->cwd ? s->cwd : s->workspace ? s->workspace : "/") < 0)
+		_exit(OXI_EX_NOENT);
+	dropcaps();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    landlock(s, tmp, procok) < 0)
+		_exit(OXI_EX_NOEXEC);
+	if (seccomp_load(s->net, 0, pidns) < 0)
+		_exit(OXI_EX_NOEXEC);
+	if (probing)
+		_exit(0);
+	execve(exe, argv, envp);
+	_exit(errno == ENOENT ? OXI_EX_NOENT : OXI_EX_NOEXEC);
+}
+
+/* waits for pid, reaping every other child on the way: its exit code */
+static int
+reap(pid_t pid)
+{
+	pid_t w;
+	int st;
+
+	for (;;) {
+		w = waitpid(-1, &st, 0);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return OXI_EX_TEMP;
+		if (w == pid)
+			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
+			    WEXITSTATUS(st);
+	}
+}
+
 /*
- * The Landlock child, after fork: namespaces, then (as the new pid
- * namespace's init when there is one) mounts, limits, Landlock, seccomp
- * and exec.  statfd gets the init's pid in our namespace.  Never returns.
+ * The Landlock child, after fork: namespaces where the kernel grants
+ * them; in a new pid namespace an init (not dumpable, so its /proc
+ * entries are closed) that mounts a fresh /proc and a tmpfs /tmp,
+ * reaps, and relays the command's exit; then the command: limits, no
+ * capability, Landlock, seccomp, exec.  statfd gets the init's pid in
+ * our namespace.  Never returns.
  */
 static void
-llchild(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
-    char *const envp[], const char *tmp, int statfd, int probing)
+llchild(const struct oxi_sbx *s, const struct lim *l, const char *exe,
+    char *const argv[], char *const envp[], const char *tmp, int statfd,
+    int probing)
 {
 	char map[64];
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	int ns, userns = 0, pidns = 0, mntns = 0, procok = 0, st;
+	int ns, userns = 0, pidns, mntns, procok = 0;
 	pid_t pid;
 
 	ns = CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
@@ -1071,9 +1143,8 @@ llchild(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 		ns &= ~CLONE_NEWNET;
 	if (uid != 0 && unshare(CLONE_NEWUSER | ns) == 0)
 		userns = 1;
-	else if (unshare(ns) < 0) {
+	else if (unshare(ns) < 0)
 		ns = !s->net && unshare(CLONE_NEWNET) == 0 ? CLONE_NEWNET : 0;
-	}
 	if (userns) {
 		snprintf(map, sizeof map, "%ld %ld 1", (long)uid, (long)uid);
 		(void)writefile("/proc/self/setgroups", "deny");
@@ -1085,29 +1156,26 @@ llchild(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 	}
 	pidns = (ns & CLONE_NEWPID) != 0;
 	mntns = (ns & CLONE_NEWNS) != 0;
-	if (pidns) {
-		if ((pid = fork()) < 0)
-			_exit(OXI_EX_TEMP);
-		if (pid > 0) {
-			/* the parent of the namespace: waits, relays */
-			(void)!write(statfd, &pid, sizeof pid);
-			close(statfd);
-			closefrom_(0);
-			while (waitpid(pid, &st, 0) < 0)
-				if (errno != EINTR)
-					_exit(OXI_EX_TEMP);
-			if (WIFSIGNALED(st))
-				_exit(128 + WTERMSIG(st));
-			_exit(WEXITSTATUS(st));
-		}
-		/* the init of the new pid namespace: its parent is outside,
-		 * so getppid() says 0; it dies with that parent */
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (!pidns) {
+		close(statfd);
+		llexec(s, l, exe, argv, envp, tmp, 0, userns, 0, probing);
 	}
+	if ((pid = fork()) < 0)
+		_exit(OXI_EX_TEMP);
+	if (pid > 0) {
+		/* the parent of the namespace: tells its init, relays */
+		(void)!write(statfd, &pid, sizeof pid);
+		closefrom_(0);
+		_exit(reap(pid));
+	}
+	/* the init of the new pid namespace: its parent is outside, so
+	 * getppid() says 0; it dies with that parent */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	close(statfd);
 	if (mntns && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
-		if (pidns && mount("proc", "/proc", "proc", MS_NOSUID |
-		    MS_NODEV | MS_NOEXEC, NULL) == 0)
+		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, NULL) == 0)
 			procok = 1;
 		if (tmp && !undertmp(s) && mount("tmpfs", "/tmp", "tmpfs",
 		    MS_NOSUID | MS_NODEV, "mode=1777,size=256m") == 0) {
@@ -1116,20 +1184,14 @@ llchild(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 			tmp = NULL;
 		}
 	}
-	if (l->nproc > 0 && uid != 0)
-		setlim(RLIMIT_NPROC, l->nproc + (userns ? 0 : uidprocs()), 1);
-	if (s->cwd && chdir(s->cwd) < 0)
-		_exit(OXI_EX_NOENT);
-	if (!s->cwd && chdir(s->workspace ? s->workspace : "/") < 0)
-		_exit(OXI_EX_NOENT);
-	if (landlock(s, tmp, procok) < 0)
-		_exit(OXI_EX_NOEXEC);
-	if (seccomp_load(s->net, 0, pidns) < 0)
-		_exit(OXI_EX_NOEXEC);
-	if (probing)
-		_exit(0);
-	execve(argv[0], argv, envp);
-	_exit(errno == ENOENT ? OXI_EX_NOENT : OXI_EX_NOEXEC);
+	if ((pid = fork()) < 0)
+		_exit(OXI_EX_TEMP);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		llexec(s, l, exe, argv, envp, tmp, procok, userns, 1, probing);
+	}
+	closefrom_(0);
+	_exit(reap(pid));
 }
 
 /* argv[0] looked up in the sandbox PATH when it has no slash */
@@ -1292,7 +1354,7 @@ spawn(int m, const struct oxi_sbx *s, char *const argv[], int *in, int *out,
 		setlim(RLIMIT_NOFILE, l.nofile, 1);
 		setlim(RLIMIT_FSIZE, l.fsize, 1024 * 1024);
 		if (m == M_LANDLOCK)
-			llchild(s, &l, argv, env.v, tmp, 3, probing);
+			llchild(s, &l, exe, argv, env.v, tmp, 3, probing);
 		if (m == M_NONE) {
 			close(3);
 			if (s->cwd ? chdir(s->cwd) : chdir(s->workspace ?
