@@ -245,6 +245,8 @@ webfetch(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		latin1(&res.body);
 	oxi_buf_reset(out);
 	oxi_buf_printf(out, "URL: %s\n", res.url.s);
+	if (res.cut)
+		oxi_buf_printf(out, "[response cut at %zu bytes]\n", req.max);
 	if (html) {
 		struct oxi_buf text = OXI_BUF_INIT;
 
@@ -260,9 +262,6 @@ webfetch(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		oxi_buf_putc(out, '\n');
 		oxi_buf_cat(out, res.body.s, res.body.len);
 	}
-	if (res.cut)
-		oxi_buf_printf(out, "\n\n[response cut at %zu bytes]",
-		    req.max);
 	oxi_buf_cats(out, "");
 	snprintf(taint, sizeof taint, "web:%s", res.origin.s);
 	oxi_tool_settaint(taint);
@@ -634,6 +633,8 @@ httpreq(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	}
 	oxi_buf_reset(out);
 	oxi_buf_printf(out, "HTTP %ld\n", res.status);
+	if (res.cut)
+		oxi_buf_printf(out, "[response cut at %zu bytes]\n", req.max);
 	oxi_buf_cat(out, res.head.s ? res.head.s : "", res.head.len);
 	oxi_buf_putc(out, '\n');
 	if (res.body.len > 0 && (memchr(res.body.s, '\0', res.body.len) ||
@@ -642,8 +643,6 @@ httpreq(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		    res.body.len);
 	else
 		oxi_buf_cat(out, res.body.s ? res.body.s : "", res.body.len);
-	if (res.cut)
-		oxi_buf_printf(out, "\n\n[response cut at %zu bytes]", req.max);
 	oxi_buf_cats(out, "");
 	snprintf(taint, sizeof taint, "web:%s", res.origin.s);
 	oxi_tool_settaint(taint);
