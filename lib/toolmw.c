@@ -41,7 +41,11 @@ static int havetaint;		/* dyntaint holds one */
 static char fatal[256];		/* the watchdog's last words */
 static size_t fatallen;		/* their length */
 
-/* the default limits, by tool */
+/*
+ * The default limits, by tool.  The rest (shell, plugins, MCP servers)
+ * get ten minutes: they have limits of their own, shorter, which they
+ * cut to what oxi_tool_left gives.
+ */
 static const struct {
 	const char *name;
 	long ms;
@@ -49,7 +53,13 @@ static const struct {
 	{ "web_fetch", 20000 },
 	{ "web_search", 20000 },
 	{ "http_request", 30000 },
-	{ NULL, 60000 }
+	{ "read_file", 60000 },
+	{ "write_file", 60000 },
+	{ "list_dir", 60000 },
+	{ "edit_file", 60000 },
+	{ "glob", 60000 },
+	{ "grep", 60000 },
+	{ NULL, 600000 }
 };
 
 /* a cached result */
