@@ -621,7 +621,8 @@ bwrapargs(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
     int sfd, struct strv *a)
 {
 	char buf[PATH_MAX], num[64];
-	const char *home;
+	const char *home, *ro[3];
+	int nro = 0;
 	struct stat st;
 	ssize_t k;
 	size_t i;
@@ -678,6 +679,10 @@ bwrapargs(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 	sv_add(a, "/tmp");
 	for (j = 0; j < 3; j++) {
 		home = j == 0 ? "/home" : j == 1 ? "/root" : getenv("HOME");
+		if (j == 2 && nro > 0 && home && strcmp(home, ro[0]) == 0)
+			continue;
+		if (j == 2 && nro > 1 && home && strcmp(home, ro[1]) == 0)
+			continue;
 		if (!home || home[0] != '/' || sysunder(home) ||
 		    stat(home, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
@@ -687,6 +692,7 @@ bwrapargs(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 			continue;	/* home holds the workspace itself */
 		sv_add(a, "--tmpfs");
 		sv_add(a, home);
+		ro[nro++] = home;
 	}
 	for (j = 0; s->ro && s->ro[j]; j++) {
 		sv_add(a, "--ro-bind");
@@ -698,7 +704,12 @@ bwrapargs(const struct oxi_sbx *s, const struct lim *l, char *const argv[],
 		sv_add(a, s->workspace);
 		sv_add(a, s->workspace);
 	}
-	/* the root is bwrap's tmpfs: read-only, so nothing lands there */
+	/* the root and the masks of homes are tmpfs: read-only, so nothing
+	 * lands there */
+	for (j = 0; j < nro; j++) {
+		sv_add(a, "--remount-ro");
+		sv_add(a, ro[j]);
+	}
 	sv_add(a, "--remount-ro");
 	sv_add(a, "/");
 	sv_add(a, "--chdir");
@@ -1448,10 +1459,31 @@ fail:
 	return -1;
 }
 
+/* the exit code of a wait status; 129 to 255 kept: a signal inside */
+static int
+code(int st)
+{
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* waitpid with EINTR retry: the exit code, or -1 */
+static int
+sbxwait(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return code(st);
+}
+
 int
 oxi_sbx_wait(pid_t pid)
 {
-	int code = oxi_wait(pid);
+	int code = sbxwait(pid);
 
 	kidfree(kidget(pid, 0));
 	return code;
@@ -1476,7 +1508,7 @@ oxi_sbx_kill(pid_t pid)
 		    0);
 		pidfdwait(k->pidfd, 5000);
 	}
-	code = oxi_wait(pid);
+	code = sbxwait(pid);
 	kidfree(k);
 	return code;
 }
@@ -1493,7 +1525,7 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 	size_t off = 0, take;
 	ssize_t r;
 	pid_t pid;
-	int fin = -1, fout = -1, pfd, np, ip, ix, exited = 0, code, st;
+	int fin = -1, fout = -1, pfd, np, ip, ix, exited = 0, rc;
 
 	limits(s, &l);
 	memset(res, 0, sizeof *res);
@@ -1581,17 +1613,14 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 	if (fout >= 0)
 		close(fout);
 	if (res->timed_out)
-		code = oxi_sbx_kill(pid);
+		rc = oxi_sbx_kill(pid);
 	else {
-		while (waitpid(pid, &st, 0) < 0)
-			if (errno != EINTR)
-				break;
-		code = oxi_wait_code(st);
+		rc = sbxwait(pid);
 		kill(-pid, SIGKILL);
 		oxi_sbx_reaped(pid);
 	}
 	if (pfd >= 0)
 		close(pfd);
-	res->code = code < 0 ? 128 : code;
+	res->code = rc < 0 ? 128 : rc;
 	return 0;
 }

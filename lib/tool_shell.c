@@ -129,7 +129,7 @@ shell(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	const char *cmd, *dir = NULL, *rel = ".";
 	char *exe0;
 	long long timeout = TIMEOUT_DEFAULT;
-	size_t len, n;
+	size_t len, n, cap;
 	int r, fd, ret = -1;
 
 	if ((r = oxi_tool_argstr(args, "command", &cmd, &len, out, T)) <= 0)
@@ -177,26 +177,31 @@ shell(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 
 	sbx.workspace = ws;
 	sbx.cwd = cwd;
-	sbx.timeout_ms = (long)timeout * 1000;
+	/* the middleware's deadline is the last word */
+	sbx.timeout_ms = oxi_tool_left(timeout * 1000);
+	if (sbx.timeout_ms > timeout * 1000)
+		sbx.timeout_ms = timeout * 1000;
 	limits(&sbx);
 	/* the words run as they are, from the binary the policy judged */
 	exe0 = sh.argv[0];
 	sh.argv[0] = sh.exe;
-	r = oxi_sbx_run(&sbx, sh.argv, NULL, 0, out, ctx->maxout + 4, &res,
-	    why, sizeof why);
+	/* room for the marker and the exit line within maxout */
+	cap = ctx->maxout > 512 ? ctx->maxout - 128 : ctx->maxout / 2;
+	r = oxi_sbx_run(&sbx, sh.argv, NULL, 0, out, cap + 4, &res, why,
+	    sizeof why);
 	sh.argv[0] = exe0;
 	if (r < 0) {
 		oxi_tool_fail(out, T, "%s", why);
 		goto done;
 	}
-	oxi_tool_cap(out, ctx->maxout, res.total);
+	oxi_tool_cap(out, cap, res.total);
 	if (out->len == 0)
 		oxi_buf_cats(out, "(no output)");
 	if (out->s[out->len - 1] != '\n')
 		oxi_buf_putc(out, '\n');
 	if (res.timed_out)
 		oxi_buf_printf(out, "[killed: the command ran over its timeout "
-		    "of %lld s]", timeout);
+		    "of %ld s]", (sbx.timeout_ms + 999) / 1000);
 	else if (res.code > 128)
 		oxi_buf_printf(out, "[killed by signal %d]", res.code - 128);
 	else
