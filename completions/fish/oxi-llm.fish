@@ -1,7 +1,7 @@
 # fish completion for oxi-llm
 complete -c oxi-llm -f
 complete -c oxi-llm -s v -d 'log each request URL and size'
-complete -c oxi-llm -s m -x -a 'openai/ ollama/ llamacpp/ vllm/ openrouter/ groq/ deepseek/' -d 'model, provider/name'
+complete -c oxi-llm -s m -x -a 'anthropic/ gemini/ openai/ openai-responses/ ollama/ openrouter/ groq/ deepseek/ mistral/ together/ xai/ lmstudio/ vllm/ llamacpp/' -d 'model, provider/name'
 complete -c oxi-llm -s s -x -d 'system message'
 complete -c oxi-llm -s n -l no-stream -d 'ask for the whole reply at once'
 complete -c oxi-llm -s j -d 'record mode: llm.request records on stdin'
