@@ -577,11 +577,8 @@ oxi_plugin_load(const char *dirs, const char *wsdir)
 {
 	struct oxi_buf d = OXI_BUF_INIT;
 	const char *p, *cfg;
-	long ms = envms("OXI_PLUGIN_TIMEOUT", TIMEOUT_MS);
 	size_t k;
 
-	if (ms > DESCRIBE_MS)
-		ms = DESCRIBE_MS;
 	free(plugwsdir);
 	plugwsdir = wsdir ? xstrdup(wsdir) : NULL;
 	if (!dirs)
@@ -599,7 +596,7 @@ oxi_plugin_load(const char *dirs, const char *wsdir)
 		if (k == 0)
 			continue;
 		dir = xstrndup(p, k);
-		loaddir(dir, ms);
+		loaddir(dir, DESCRIBE_MS);
 		free(dir);
 	}
 	oxi_buf_free(&d);

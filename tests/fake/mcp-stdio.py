@@ -16,14 +16,17 @@
 --log FILE      appends each message received, one per line
 
 Tools: echo {text}, fail (isError), mixed (non-text content), hang
-(never answers), env {name} (a variable's value, or "unset"), pid, and
-"dot.name" (a name oxi must sanitise).  Logs to stderr as servers do;
+(never answers), env {name} (a variable's value, or "unset"), pid,
+"dot.name" (a name oxi must sanitise), and for the sandbox tests read
+{path}, write {path}, connect {port} (to 127.0.0.1) and environ (the
+names of its environment).  Logs to stderr as servers do;
 before answering initialize or server/discover it sends a notification,
 and after notifications/initialized a ping request of its own.
 """
 import argparse
 import json
 import os
+import socket
 import sys
 import time
 
@@ -53,6 +56,10 @@ TOOLS = [
      "inputSchema": {"type": "object"}},
     {"name": "dot.name", "description": "A name with a dot",
      "inputSchema": {"type": "object"}},
+    {"name": "read", "description": "Read a file: {path}"},
+    {"name": "write", "description": "Write a file: {path}"},
+    {"name": "connect", "description": "Connect to 127.0.0.1: {port}"},
+    {"name": "environ", "description": "The names in the environment"},
 ]
 
 state = {"init": False, "initialized": False, "calls": 0}
@@ -111,6 +118,24 @@ def call(mid, params):
         reply(mid, {"content": [{"type": "text", "text": str(os.getpid())}]})
     elif name == "dot.name":
         reply(mid, {"content": [{"type": "text", "text": "dotted"}]})
+    elif name in ("read", "write", "connect"):
+        try:
+            if name == "read":
+                text = open(args["path"]).read()
+            elif name == "write":
+                open(args["path"], "w").write("written by the fake\n")
+                text = "wrote " + args["path"]
+            else:
+                c = socket.create_connection(("127.0.0.1", args["port"]), 5)
+                c.sendall(b"hello\n")
+                text = "connected"
+            reply(mid, {"content": [{"type": "text", "text": text}]})
+        except Exception as e:
+            reply(mid, {"content": [{"type": "text", "text": repr(e)}],
+                        "isError": True})
+    elif name == "environ":
+        reply(mid, {"content": [{"type": "text",
+                                 "text": " ".join(sorted(os.environ))}]})
     else:
         error(mid, -32602, "Unknown tool: %s" % name)
 
