@@ -34,6 +34,7 @@
  * exit: 0 ok, 1 some records rejected, 100 usage or unusable workspace,
  * 111 I/O error or stdout gone.
  */
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -163,11 +164,18 @@ extras(const char *wsdir, int mcp)
 		oxi_die(OXI_EX_USAGE, "invalid MCP configuration: %s", why);
 }
 
+/* plugins and MCP servers run in the workspace if it exists: it is not
+ * made */
 static void
-list(void)
+list(const char *wsopt)
 {
+	const char *dir = oxi_ws_path(wsopt);
+	char abs[PATH_MAX];
+	struct stat st;
+
 	signal(SIGPIPE, SIG_IGN);
-	extras(NULL, 1);
+	extras(dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    realpath(dir, abs) ? abs : NULL, 1);
 	oxi_nd_out(oxi_tool_defs());
 	oxi_mcp_stop();
 	oxi_fshut(stdout, "stdout");
@@ -243,7 +251,8 @@ main(int argc, char *argv[])
 	if (optind != argc)
 		oxi_usage(USAGE);
 	if (lflag)
-		list();	/* other options are allowed: -M, -P count */
+		list(wsopt);	/* other options are allowed: -M, -P, -w
+				 * count */
 
 	oxi_nd_init(&in, 0, "stdin");
 	if (maxline)

@@ -14,6 +14,7 @@
 --crash-after N exits (status 3) on the Nth tools/call, unanswered
 --page N        tools/list returns N tools a page (nextCursor)
 --log FILE      appends each message received, one per line
+--mark WORD     ignored, for tests to find it with pgrep
 
 Tools: echo {text}, fail (isError), mixed (non-text content), hang
 (never answers), env {name} (a variable's value, or "unset"), pid,
@@ -37,6 +38,7 @@ ap.add_argument("--mode", default="modern")
 ap.add_argument("--crash-after", type=int, default=0)
 ap.add_argument("--page", type=int, default=0)
 ap.add_argument("--log")
+ap.add_argument("--mark")       # ignored: for pgrep
 opt = ap.parse_args()
 
 TOOLS = [
