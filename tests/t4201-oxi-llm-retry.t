@@ -144,7 +144,7 @@ fake --status 500
 mkfifo "$TMP/fifo"
 exec 4<>"$TMP/fifo"
 rm -f "$TMP/err"
-OXI_LLM_BACKOFF=20 OXI_LLM_BACKOFF_MAX=20 oxi-llm -j <"$TMP/fifo" \
+OXI_LLM_BACKOFF=20 OXI_LLM_BACKOFF_MAX=20 oxi-llm -j <"$TMP/fifo" 4>&- \
 	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
 _bgpids="$_bgpids $pid"
