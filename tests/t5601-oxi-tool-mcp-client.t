@@ -26,15 +26,24 @@ call() {
 	printf '{"v":1,"type":"tool.call","id":"%s","name":"%s","args":%s}\n' \
 		"$1" "$2" "$3"
 }
-content() {	# content N: "error: " or "ok: ", then the Nth content
+results() {	# $TMP/c.N: "error: " or "ok: ", then the Nth content
+	rm -f "$TMP"/c.*
 	python3 -c 'import json, sys
-r = json.loads(open(sys.argv[2]).readlines()[int(sys.argv[1]) - 1])
-sys.stdout.write(("error: " if r["is_error"] else "ok: ") + r["content"])' \
-	    "$1" "$TMP/out"
+for i, l in enumerate(open(sys.argv[1])):
+    r = json.loads(l)
+    open("%s.%d" % (sys.argv[2], i + 1), "w").write(
+        ("error: " if r["is_error"] else "ok: ") + r["content"])' \
+	    "$TMP/out" "$TMP/c"
+}
+content() {
+	cat "$TMP/c.$1"
 }
 run() {
 	oxi-tool -M "$TMP/mcp.json" -w "$WS" "$@" <"$TMP/in" >"$TMP/out" \
 	    2>"$TMP/err"
+	_rc=$?
+	results
+	return $_rc
 }
 logged() {	# logged: the methods the fake received, one a line
 	python3 -c 'import json, sys
@@ -188,11 +197,13 @@ kill -TERM $pid
 wait $pid
 rc=$?
 exec 3>&-
+results
 check 'SIGTERM: exit 0 and no server left' \
 	'[ $rc = 0 ] && [ "$(content 1)" = "ok: up" ] && ! pgrep -f "$MARK"'
 
 # configuration
 cfg 10000 --mode modern
+call v1 fake__echo '{"text":"v"}' >"$TMP/in"
 check '-v: the server'"'"'s stderr becomes debug lines, not output' \
 	'run -v && grep -q "^oxi-tool: debug: mcp '\''fake'\'': fake mcp: started in mode modern" "$TMP/err" &&
 	 ! grep -q "fake mcp" "$TMP/out"'
