@@ -457,6 +457,7 @@ main(int argc, char *argv[])
 	oxi_prog = "oxi-llm";
 	oxi_std_opts(argc, argv, USAGE);
 	oxi_llmctl_defaults(&cfg);
+	settings();		/* the environment, then the options over it */
 	while ((c = getopt_long(argc, argv, "+b:d:jl:Mm:ns:vW", longopts,
 	    NULL)) != -1)
 		switch (c) {
@@ -503,7 +504,6 @@ main(int argc, char *argv[])
 		oxi_llm_chain_free(chain, n);
 	}
 	cfg.model = model;
-	settings();
 	cfg.delta = jflag ? rdelta : hdelta;
 	cfg.done = jflag ? rdone : hdone;
 	if (!(loop = oxi_http_loop_new()))

@@ -706,7 +706,7 @@ overbudget(struct oxi_llmctl *c, const char *id, const char *session)
 		return jv_invalid();
 	if (!(l = ledger(c)) || oxi_ledger_spent(l, session, spent,
 	    &err) < 0) {
-		snprintf(m, sizeof m, "budget: spend ledger unavailable (%s);"
+		snprintf(m, sizeof m, "the spend ledger is unavailable (%s);"
 		    " refusing while a budget is set", l ? err : c->ledgerr);
 		return oxi_msg_error(id, "budget", m, 1);
 	}
@@ -714,7 +714,7 @@ overbudget(struct oxi_llmctl *c, const char *id, const char *session)
 		if (c->cfg.budget[i] < 0 || (i == 2 && !session))
 			continue;
 		if (spent[i] >= c->cfg.budget[i]) {
-			snprintf(m, sizeof m, "budget: the %s cap of %.2f USD"
+			snprintf(m, sizeof m, "the %s cap of %.2f USD"
 			    " is spent (%.4f USD %s)", periodname[i],
 			    c->cfg.budget[i], spent[i], i == 0 ?
 			    "today, UTC" : i == 1 ? "this month, UTC" :
