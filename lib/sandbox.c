@@ -1517,6 +1517,18 @@ oxi_sbx_kill(pid_t pid)
 	return code;
 }
 
+/* 1 once our child pid has exited, not reaped yet */
+static int
+zombie(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR;
+	return si.si_pid == pid;
+}
+
 int
 oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
     size_t inlen, struct oxi_buf *out, size_t cap, struct oxi_sbx_res *res,
@@ -1616,11 +1628,20 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 		close(fin);
 	if (fout >= 0)
 		close(fout);
+	if (!res->timed_out && !exited) {
+		/* no pidfd, or poll failed: wait, not past the deadline */
+		while (!zombie(pid) && oxi_clock_ms() < deadline)
+			usleep(5000);
+		if (zombie(pid))
+			kill(-pid, SIGKILL);	/* its pid is still ours */
+		else
+			res->timed_out = 1;
+	}
+	/* never kill(-pid) once pid is reaped: it may be someone else's */
 	if (res->timed_out)
 		rc = oxi_sbx_kill(pid);
 	else {
 		rc = sbxwait(pid);
-		kill(-pid, SIGKILL);
 		oxi_sbx_reaped(pid);
 	}
 	if (pfd >= 0)

@@ -164,6 +164,7 @@ for line in open(sys.argv[1]):
 }
 # denied DESC ID: the probe was refused by the kernel
 denied() {
+	[ -e "$TMP/r/$2" ] || sed 's/^/# oxi-tool: /' "$TMP/tool.err"
 	check_grep "$1" '^denied ' "$TMP/r/$2"
 }
 
