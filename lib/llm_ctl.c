@@ -414,7 +414,7 @@ record(struct oxi_llmctl *c, struct call *k, jv fin)
 	oxi_buf_putc(&b, '\n');
 	jv_free(s);
 	oxi_buf_cat(&b, k->rec.s, k->rec.len);
-	s = jv_dump_string(fin, 0);
+	s = jv_dump_string(jv_copy(fin), 0);
 	oxi_buf_cats(&b, jv_string_value(s));
 	oxi_buf_putc(&b, '\n');
 	jv_free(s);
