@@ -49,10 +49,10 @@
 
 #include "oxi.h"
 
-#define USAGE "oxi-tool [-Uv] [-d fd] [-l maxline] [-M mcpconfig] " \
+#define USAGE "oxi-tool [-v] [-U] [-d fd] [-l maxline] [-M mcpconfig] " \
 	"[-o maxoutput] [-P tooldirs] [-w workspace]\n" \
 	"oxi-tool -L | --list\n" \
-	"oxi-tool [-Uv] [-l maxline] [-o maxoutput] [-P tooldirs] " \
+	"oxi-tool [-v] [-U] [-l maxline] [-o maxoutput] [-P tooldirs] " \
 	"[-w workspace] mcp"
 
 #define MAXOUT_DEFAULT	(64 * 1024)
