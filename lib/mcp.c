@@ -735,6 +735,7 @@ mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 	struct server *s = t->srv;
 	char why[256];
 	long long now;
+	long ms;
 	int r, iserr;
 	jv p, res, v;
 
@@ -759,13 +760,16 @@ mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 	p = jv_object_set(jv_object(), jv_string("name"),
 	    jv_string(t->orig));
 	p = jv_object_set(p, jv_string("arguments"), jv_copy(args));
-	r = request(s, "tools/call", p, oxi_clock_ms() + s->timeout, &res);
+	/* the middleware's deadline (OXI_TOOL_TIMEOUT) may be sooner */
+	ms = oxi_tool_left(s->timeout) < s->timeout ?
+	    oxi_tool_left(s->timeout) : s->timeout;
+	r = request(s, "tools/call", p, oxi_clock_ms() + ms, &res);
 	if (r == RQ_TIMEOUT) {
 		down(s, 0);
 		failed(s);
 		return oxi_tool_fail(out, name, "no answer from MCP server "
 		    "'%s' in %ld ms; it was stopped and restarts on a later "
-		    "call", s->name, s->timeout);
+		    "call", s->name, ms);
 	}
 	if (r == RQ_DEAD) {
 		failed(s);

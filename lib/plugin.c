@@ -528,6 +528,7 @@ prun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 	struct oxi_buf err = OXI_BUF_INIT;
 	char *argv[2], why[256];
 	size_t total;
+	long ms;
 	int code;
 	jv s;
 
@@ -541,10 +542,12 @@ prun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 	s = jv_string_append_str(s, "\n");
 	argv[0] = p->path;
 	argv[1] = NULL;
+	/* the middleware's deadline (OXI_TOOL_TIMEOUT) may be sooner */
+	ms = envms("OXI_PLUGIN_TIMEOUT", TIMEOUT_MS);
+	ms = oxi_tool_left(ms) < ms ? oxi_tool_left(ms) : ms;
 	code = oxi_child_run(&cfg, argv, jv_string_value(s),
-	    (size_t)jv_string_length_bytes(jv_copy(s)),
-	    envms("OXI_PLUGIN_TIMEOUT", TIMEOUT_MS), ctx->maxout + 4, out,
-	    &total, &err, why, sizeof why);
+	    (size_t)jv_string_length_bytes(jv_copy(s)), ms, ctx->maxout + 4,
+	    out, &total, &err, why, sizeof why);
 	jv_free(s);
 	if (code < 0) {
 		oxi_buf_free(&err);
