@@ -128,6 +128,9 @@ PORT=$(cat "$TMP/port")
 chmod -R a+rX "$HOME" "$TMP"
 if [ -n "$RUN" ]; then
 	chown -R nobody:nogroup "$WS" "$OXI_HOME" "$OXI_CONFIG_DIR"
+	$RUN sh -c 'test -x "$1" && cd "$2"' - "$TOP/bin/oxi-tool" "$WS" ||
+		skip_all "nobody cannot reach $TOP/bin or $TMP (a parent" \
+		    "directory is closed to others)"
 fi
 # secrets the sandboxed commands must not see
 export FIXTURE_API_KEY=fixture-api-key-6b1e GITHUB_TOKEN=fixture-gh-token-2a9c
