@@ -95,7 +95,7 @@ static const struct rule rules[] = {
 	  NULL },
 	{ "file", K_RUN, NULL, "efFmP", "C", "exclude exclude-quiet "
 	  "files-from separator magic-file parameter", "compile", NULL },
-	{ "tree", K_RUN, NULL, "LPIoH", "o", "filelimit timefmt charset "
+	{ "tree", K_RUN, NULL, "LPIoH", "oR", "filelimit timefmt charset "
 	  "sort fromfile", "fromfile", NULL },
 	{ "uniq", K_RUN, NULL, "fsw", "", "skip-fields skip-chars "
 	  "check-chars", "", uniqcheck },

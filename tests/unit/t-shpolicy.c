@@ -39,7 +39,7 @@ static const char *const bad[] = {
 	"jq 'import \"x\" as y; .' x", "jq 'include \"x\"; .' x",
 	"date -s 2020-01-01", "date --set=2020-01-01", "date --se 2020",
 	"shuf -o /etc/x x", "shuf --random-source=/dev/zero x",
-	"file -C -m x", "tree -o /etc/x", "uniq in out",
+	"file -C -m x", "tree -o /etc/x", "tree -R -H . -L 1", "uniq in out",
 	/* chaining */
 	"ls && curl http://x", "ls; id", "ls | sh", "ls || id", "ls & id",
 	"ls &", "ls;id", "ls|sh", "ls\nid", "ls\rid",
