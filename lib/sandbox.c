@@ -6,15 +6,20 @@
  * probe with the real options works: new user (where possible), pid,
  * net, ipc, uts and cgroup namespaces, /usr and the /lib and /bin links
  * read-only, /etc read-only with its secrets masked (every entry others
- * may not read, and a fixed list), a fresh /proc and /dev, a tmpfs on
- * /tmp, /home, /root and $HOME, the workspace bound read-write, and our
- * seccomp filter.  Else, when the kernel has Landlock and seccomp, the
- * child confines itself: namespaces where the kernel grants them
- * (user, net, pid, mount, ipc, uts), a fresh /proc and a tmpfs /tmp in
- * them, Landlock rules that let it read the system directories and /etc
- * minus its secrets, and read and write the workspace and a private tmp,
- * no TCP (ABI 4), no signals or abstract sockets outside (ABI 6), and
- * the same seccomp filter.  Else nothing runs, unless unsafe mode is on.
+ * may not read, and a fixed list), a fresh /proc (pid 1's environ
+ * masked) and /dev, a tmpfs on /tmp, read-only empty ones on /home,
+ * /root and $HOME, the workspace bound read-write, the root remounted
+ * read-only, no capability, and our seccomp filter.  Else, when the
+ * kernel has Landlock and seccomp, the child confines itself: namespaces
+ * where the kernel grants them (user, net, pid, mount, ipc, uts); in a
+ * new pid namespace an init of ours (not dumpable, it reaps and relays
+ * the exit) with a fresh /proc and a tmpfs /tmp; then no capability,
+ * Landlock rules that let it read the system directories and /etc minus
+ * its secrets, and read and write the workspace and a private tmp, no
+ * TCP (ABI 4), no signals or abstract sockets outside (ABI 6), and the
+ * same seccomp filter.  Else nothing runs, unless unsafe mode is on.
+ * The seccomp filter is plain BPF built here: a few dozen instructions
+ * did not need libseccomp.
  *
  * Every mode: a new session (so no TIOCSTI into our terminal), rlimits,
  * the environment scrubbed to PATH, HOME (the workspace), TMPDIR, LANG,
