@@ -336,6 +336,7 @@ gencfg(jv req)
 	v = get(req, "thinking");
 	b = isk(v, JV_KIND_NUMBER) ? jv_copy(v) : get(v, "budget_tokens");
 	if (isk(v, JV_KIND_TRUE) || isk(b, JV_KIND_NUMBER)) {
+		jv_free(v);
 		v = jv_object_set(jv_object(), jv_string("includeThoughts"),
 		    jv_true());
 		if (isk(b, JV_KIND_NUMBER))
