@@ -43,7 +43,7 @@
 
 #define TIMEOUT_MS	60000		/* a request, unless timeout_ms */
 #define DISCOVER_MS	5000		/* server/discover, at most */
-#define LINE_MAX_	(32 * 1024 * 1024)	/* a message from a server */
+#define MSG_MAX		(32 * 1024 * 1024)	/* a message from a server */
 #define PAGES_MAX	100		/* of tools/list */
 #define BACKOFF_MAX	60000		/* between restarts */
 
@@ -125,7 +125,7 @@ meta(void)
 
 /* writes a message (consumed) to the server's stdin before end */
 static int
-sendmsg_(struct server *s, jv msg, long long end)
+tell(struct server *s, jv msg, long long end)
 {
 	struct pollfd p;
 	jv str = jv_dump_string(msg, 0);
@@ -248,7 +248,7 @@ serverreq(struct server *s, jv msg, long long end)
 		    jv_string("Method not found")));
 	}
 	jv_free(m);
-	(void)sendmsg_(s, r, end);
+	(void)tell(s, r, end);
 }
 
 /*
@@ -300,7 +300,7 @@ request(struct server *s, const char *method, jv params, long long end,
 		jv_free(params);
 		return RQ_DEAD;
 	}
-	if (sendmsg_(s, reqmsg(s, method, params, id), end) < 0) {
+	if (tell(s, reqmsg(s, method, params, id), end) < 0) {
 		if (oxi_clock_ms() >= end)
 			return RQ_TIMEOUT;
 		down(s, 1000);
@@ -329,9 +329,9 @@ request(struct server *s, const char *method, jv params, long long end,
 			jv_free(v);
 			jv_free(msg);	/* a late answer to an older request */
 		}
-		if (s->rd.len > LINE_MAX_) {
+		if (s->rd.len > MSG_MAX) {
 			oxi_warn("mcp server '%s' sent a message over %d MiB, "
-			    "stopped", s->name, LINE_MAX_ >> 20);
+			    "stopped", s->name, MSG_MAX >> 20);
 			down(s, 0);
 			return RQ_DEAD;
 		}
@@ -457,7 +457,7 @@ initialize(struct server *s, const char *version, long long end, char *why,
 	v = jv_object_set(v, jv_string("jsonrpc"), jv_string("2.0"));
 	v = jv_object_set(v, jv_string("method"),
 	    jv_string("notifications/initialized"));
-	if (sendmsg_(s, v, end) < 0) {
+	if (tell(s, v, end) < 0) {
 		snprintf(why, len, "the server exited");
 		return -1;
 	}

@@ -37,6 +37,7 @@
 #define DESCRIBE_MAX	(64 * 1024)	/* its output */
 #define ERR_MAX		2048		/* stderr kept for an error result */
 #define OUT_HARD	(64 * 1024 * 1024)	/* stdout read at most */
+#define GRACE_MS	500		/* for what a plugin left running */
 
 struct plugin {
 	char *name;		/* the tool name, the file's name */
@@ -205,7 +206,7 @@ oxi_child_run(const struct oxi_child_cfg *cfg, char *const argv[],
 {
 	struct oxi_child c;
 	struct pollfd p[3];
-	long long end;
+	long long end, now, wake, grace = 0;
 	size_t off = 0, etotal = 0;
 	ssize_t w;
 	int n, i, code, late = 0;
@@ -232,11 +233,19 @@ oxi_child_run(const struct oxi_child_cfg *cfg, char *const argv[],
 			p[n].fd = c.err;
 			p[n++].events = POLLIN;
 		}
-		if (oxi_clock_ms() >= end || *total > OUT_HARD) {
+		now = oxi_clock_ms();
+		if (now >= end || *total > OUT_HARD) {
 			late = 1;
 			break;
 		}
-		if (poll(p, n, (int)(end - oxi_clock_ms())) < 0) {
+		/* once it has ended, what it left behind holding the pipes
+		 * open gets GRACE_MS */
+		if (!grace && exited(c.pid) == 1)
+			grace = now + GRACE_MS;
+		if (grace && now >= grace)
+			break;
+		wake = grace ? grace : now + 100;
+		if (poll(p, n, (int)((wake < end ? wake : end) - now)) < 0) {
 			if (errno == EINTR)
 				continue;
 			snprintf(why, len, "unable to poll: %s",
@@ -267,6 +276,10 @@ oxi_child_run(const struct oxi_child_cfg *cfg, char *const argv[],
 			}
 		}
 	}
+	if (c.out >= 0)
+		(void)drain(c.out, out, keep, total);
+	if (c.err >= 0)
+		(void)drain(c.err, err, ERR_MAX, &etotal);
 	if (late) {
 		oxi_child_end(&c, 0);
 		if (*total > OUT_HARD)

@@ -4,7 +4,7 @@
 # skipped with a warning, tool directories
 cd "${0%/*}" && . ./lib.sh
 
-plan 27
+plan 30
 
 P=$TESTS/plugins
 WS=$TMP/ws
@@ -29,7 +29,8 @@ check_exit '--list with plugins exits 0' 0 \
 	'oxi-tool -P "$P" --list >"$TMP/list" 2>"$TMP/err"'
 cp "$TMP/list" "$TMP/list1"
 check 'the plugins follow the built-in tools, in name order' '
-	names "$TMP/list" | grep -q "list_dir.* big fails hang net peek upper$"'
+	names "$TMP/list" |
+	    grep -q "list_dir.* big fails hang net peek spawner upper$"'
 check 'a definition is name, description and parameters, as printed' '
 	python3 - "$TMP/list" <<"PY"
 import json, sys
@@ -112,6 +113,19 @@ check 'it gets an error result, the next call is answered' \
 	'[ "$(jget "[\"content\"]" "$TMP/out" | tr "\n" "|")" = \
 	  "hang: timed out after 1000 ms, killed|AFTER|" ]'
 check 'no process of it survives' '! pgrep -f "$marker"'
+marker=oxi-spawn-$$-$(date +%s)
+call b1 spawner "{\"marker\":\"$marker\"}" >"$TMP/in"
+check 'a plugin that leaves a process behind is answered when it ends' \
+	'OXI_PLUGIN_TIMEOUT=60 oxi-tool -P "$P" -w "$WS" <"$TMP/in" \
+	    >"$TMP/out" 2>/dev/null &&
+	 [ "$(content 1 "$TMP/out")" = started ]'
+check 'and what it left is killed' '! pgrep -f "$marker"'
+check 'OXI_TOOL_TIMEOUT bounds a plugin call too' \
+	'call h3 hang "{\"marker\":\"$marker\"}" |
+	 OXI_TOOL_TIMEOUT=hang=1 oxi-tool -P "$P" -w "$WS" >"$TMP/out" \
+	    2>/dev/null &&
+	 [ "$(content 1 "$TMP/out")" = "hang: timed out after 1000 ms, killed" ] &&
+	 ! pgrep -f "$marker"'
 
 # tool directories
 mkdir -p "$OXI_CONFIG_DIR/tools" "$TMP/d2"

@@ -71,7 +71,7 @@ call u1 upper '{"text":"x"}' >"$TMP/in"
 check_exit 'no sandbox: still exit 0' 0 \
 	'oxi-tool -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
 check 'no plugin runs: each is skipped with a warning' \
-	'[ "$(grep -c "refusing to run" "$TMP/err")" = 6 ] &&
+	'[ "$(grep -c "refusing to run" "$TMP/err")" = 7 ] &&
 	 content 1 "$TMP/out" | grep -q "^error: unknown tool '\''upper'\''"'
 check 'unsafe mode (-U) runs them unconfined, with a warning per run' \
 	'oxi-tool -U -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &&
