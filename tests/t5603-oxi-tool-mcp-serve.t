@@ -13,16 +13,20 @@ serve() {	# serve ARGS...: the lines of $TMP/in through oxi-tool mcp
 	    <"$TMP/in" \
 	    >"$TMP/out" 2>"$TMP/err"
 }
-answers() {	# answers PYTHON: asserts about a = the answers, by id
-	python3 -c '
+answers() {	# answers <<PY: asserts about a, the answers by str(id), and n
+	{
+		cat <<"PY"
 import json, sys
 lines = open(sys.argv[1]).read().split("\n")
 assert lines[-1] == "", "no final newline"
 msgs = [json.loads(l) for l in lines[:-1]]
 assert all(m["jsonrpc"] == "2.0" for m in msgs), msgs
-a = {json.dumps(m.get("id")): m for m in msgs}
+a = {str(m.get("id")): m for m in msgs}
 n = len(msgs)
-'"$1" "$TMP/out"
+PY
+		cat
+	} >"$TMP/check.py"
+	python3 "$TMP/check.py" "$TMP/out"
 }
 M='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
 
@@ -39,33 +43,43 @@ cat >"$TMP/in" <<'EOF2'
 {"jsonrpc":"2.0","id":"r","result":{}}
 EOF2
 check_exit 'legacy session: exit 0 at end of input' 0 serve
-check 'stdout holds one answer per request, nothing else' \
-	'answers "assert n == 6 and list(a) == [\"1\", \"2\", \"\\\"c1\\\"\", \"\\\"c2\\\"\", \"\\\"c3\\\"\", \"\\\"p\\\"\"], a"'
-check 'initialize: the revision offered, tools, serverInfo' \
-	'answers "r = a[\"1\"][\"result\"]
-assert r[\"protocolVersion\"] == \"2025-11-25\", r
-assert r[\"capabilities\"] == {\"tools\": {\"listChanged\": False}}, r
-assert r[\"serverInfo\"][\"name\"] == \"oxi-tool\", r
-assert \"resultType\" not in r, r"'
+check 'stdout holds one answer per request, nothing else' 'answers <<"PY"
+assert n == 6 and list(a) == ["1", "2", "c1", "c2", "c3", "p"], a
+PY'
+check 'initialize: the revision offered, tools, serverInfo' 'answers <<"PY"
+r = a["1"]["result"]
+assert r["protocolVersion"] == "2025-11-25", r
+assert r["capabilities"] == {"tools": {"listChanged": False}}, r
+assert r["serverInfo"]["name"] == "oxi-tool", r
+assert "resultType" not in r, r
+PY'
 check 'tools/list: name, description, inputSchema; plugins included' \
 	'oxi-tool -w "$WS" -P "$TESTS/plugins" --list >"$TMP/list" &&
-	 answers "
-t = a[\"2\"][\"result\"][\"tools\"]
-d = json.load(open(\"$TMP/list\"))
-assert [x[\"name\"] for x in t] == [x[\"name\"] for x in d], t
+	 answers <<"PY"
+t = a["2"]["result"]["tools"]
+d = json.load(open(sys.argv[1].replace("/out", "/list")))
+assert [x["name"] for x in t] == [x["name"] for x in d], t
 for x, y in zip(t, d):
-    assert x == {\"name\": y[\"name\"], \"description\": y[\"description\"],
-                 \"inputSchema\": y[\"parameters\"]}, (x, y)
-assert \"upper\" in [x[\"name\"] for x in t]"'
-check 'tools/call: one text item, isError false' \
-	'answers "assert a[\"\\\"c1\\\"\"][\"result\"] == {\"content\": [{\"type\": \"text\", \"text\": \"hello\\n\"}], \"isError\": False}, a"'
-check 'a failing call: isError true with the message' \
-	'answers "r = a[\"\\\"c2\\\"\"][\"result\"]
-assert r[\"isError\"] is True, r
-assert r[\"content\"][0][\"text\"] == \"read_file: '\''../x'\'': is outside the workspace\", r"'
-check 'a plugin is called too' \
-	'answers "assert a[\"\\\"c3\\\"\"][\"result\"][\"content\"][0][\"text\"] == \"PLUG\""'
-check 'ping: an empty result' 'answers "assert a[\"\\\"p\\\"\"][\"result\"] == {}"'
+    assert x == {"name": y["name"], "description": y["description"],
+                 "inputSchema": y["parameters"]}, (x, y)
+assert "upper" in [x["name"] for x in t]
+PY'
+check 'tools/call: one text item, isError false' 'answers <<"PY"
+assert a["c1"]["result"] == {"content": [{"type": "text",
+    "text": "hello\n"}], "isError": False}, a
+PY'
+check 'a failing call: isError true with the message' 'answers <<"PY"
+r = a["c2"]["result"]
+assert r["isError"] is True, r
+assert r["content"][0]["text"] == \
+    "read_file: \x27../x\x27: is outside the workspace", r
+PY'
+check 'a plugin is called too' 'answers <<"PY"
+assert a["c3"]["result"]["content"][0]["text"] == "PLUG", a
+PY'
+check 'ping: an empty result' 'answers <<"PY"
+assert a["p"]["result"] == {}, a
+PY'
 check 'nothing on stderr' '[ ! -s "$TMP/err" ]'
 check 'the workspace is unchanged' '[ "$(ls "$WS")" = a.txt ]'
 
@@ -74,7 +88,9 @@ for v in 2025-06-18:2025-06-18 2024-11-05:2025-11-25 2099-01-01:2025-11-25; do
 	printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"%s","capabilities":{}}}\n' \
 		"${v%:*}" >"$TMP/in"
 	check "initialize offering ${v%:*} gets ${v#*:}" \
-		'serve && answers "assert a[\"1\"][\"result\"][\"protocolVersion\"] == \"${v#*:}\""'
+		'serve && answers <<PY
+assert a["1"]["result"]["protocolVersion"] == "${v#*:}", a
+PY'
 done
 
 # the stateless revision
@@ -86,19 +102,26 @@ done
 } >"$TMP/in"
 check_exit 'stateless session: exit 0' 0 serve
 check 'server/discover: 2026-07-28, tools, serverInfo in _meta, resultType' \
-	'answers "r = a[\"\\\"d\\\"\"][\"result\"]
-assert r[\"resultType\"] == \"complete\", r
-assert r[\"supportedVersions\"] == [\"2026-07-28\"], r
-assert r[\"capabilities\"] == {\"tools\": {}}, r
-assert r[\"_meta\"][\"io.modelcontextprotocol/serverInfo\"][\"name\"] == \"oxi-tool\", r"'
-check 'requests with the _meta get resultType complete' \
-	'answers "
-assert a[\"\\\"l\\\"\"][\"result\"][\"resultType\"] == \"complete\"
-r = a[\"\\\"c\\\"\"][\"result\"]
-assert r == {\"content\": [{\"type\": \"text\", \"text\": \"a.txt\"}], \"isError\": False, \"resultType\": \"complete\"}, r"'
+	'answers <<"PY"
+r = a["d"]["result"]
+assert r["resultType"] == "complete", r
+assert r["supportedVersions"] == ["2026-07-28"], r
+assert r["capabilities"] == {"tools": {}}, r
+assert r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == \
+    "oxi-tool", r
+PY'
+check 'requests with the _meta get resultType complete' 'answers <<"PY"
+assert a["l"]["result"]["resultType"] == "complete", a
+r = a["c"]["result"]
+assert r == {"content": [{"type": "text", "text": "a.txt"}],
+    "isError": False, "resultType": "complete"}, r
+PY'
 check 'another revision in the _meta: UnsupportedProtocolVersion' \
-	'answers "e = a[\"\\\"o\\\"\"][\"error\"]
-assert e[\"code\"] == -32022 and e[\"data\"] == {\"supported\": [\"2026-07-28\"]}, e"'
+	'answers <<"PY"
+e = a["o"]["error"]
+assert e["code"] == -32022, e
+assert e["data"] == {"supported": ["2026-07-28"]}, e
+PY'
 
 # errors
 {
