@@ -4,6 +4,18 @@
 # no network unless granted, and nothing runs when no sandbox works
 cd "${0%/*}" && . ./lib.sh
 
+# SBX_AS=nobody runs oxi-tool as nobody through setpriv (t5503, t5605)
+RUN=
+if [ "${SBX_AS:-}" = nobody ]; then
+	skip_all() {
+		echo "1..0 # SKIP $*"
+		exit 0
+	}
+	[ "$(id -u)" = 0 ] || skip_all "switching to nobody needs root"
+	command -v setpriv >/dev/null || skip_all "no setpriv"
+	RUN="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+fi
+
 plan 21
 
 P=$TESTS/plugins
@@ -12,6 +24,13 @@ mkdir -p "$WS" "$HOME/.ssh"
 echo 'FIXTURE-SSH-PRIVATE-KEY-2b7e' >"$HOME/.ssh/id_ed25519"
 echo '# bashrc' >"$HOME/.bashrc"
 fake_server tcp-sink.py --log "$TMP/sink.log"
+chmod -R a+rX "$HOME" "$TMP"
+if [ -n "$RUN" ]; then
+	chown -R nobody:nogroup "$WS"
+	$RUN sh -c 'test -x "$1" && cd "$2"' - "$TOP/bin/oxi-tool" "$WS" ||
+		skip_all "nobody cannot reach $TOP/bin or $TMP (a parent" \
+		    "directory is closed to others)"
+fi
 call() {
 	printf '{"v":1,"type":"tool.call","id":"%s","name":"%s","args":%s}\n' \
 		"$1" "$2" "$3"
@@ -36,7 +55,7 @@ for mech in bwrap landlock; do
 		call n1 net "{\"port\":$PORT}"
 	} >"$TMP/in"
 	check_exit "$mech: exit 0" 0 \
-		'oxi-tool -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
+		'$RUN oxi-tool -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
 	check "$mech: the ssh key fixture cannot be read" \
 		'content 1 "$TMP/out" | grep -q "^error: " &&
 		 ! grep -q FIXTURE "$TMP/out"'
@@ -58,7 +77,7 @@ for mech in bwrap landlock; do
 		 [ ! -s "$TMP/sink.log" ]'
 	call n2 net "{\"port\":$PORT}" >"$TMP/in"
 	check "$mech: but one when the plugin is granted the network" \
-		'OXI_PLUGINS_NET="upper, net" oxi-tool -P "$P" -w "$WS" \
+		'OXI_PLUGINS_NET="upper, net" $RUN oxi-tool -P "$P" -w "$WS" \
 		    <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &&
 		 [ "$(content 1 "$TMP/out")" = "ok: connected" ] &&
 		 grep -q "connection: hello" "$TMP/sink.log" &&
@@ -69,12 +88,12 @@ done
 export OXI_SANDBOX=none-available
 call u1 upper '{"text":"x"}' >"$TMP/in"
 check_exit 'no sandbox: still exit 0' 0 \
-	'oxi-tool -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
+	'$RUN oxi-tool -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
 check 'no plugin runs: each is skipped with a warning' \
 	'[ "$(grep -c "refusing to run" "$TMP/err")" = 7 ] &&
 	 content 1 "$TMP/out" | grep -q "^error: unknown tool '\''upper'\''"'
 check 'unsafe mode (-U) runs them unconfined, with a warning per run' \
-	'oxi-tool -U -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &&
+	'$RUN oxi-tool -U -P "$P" -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &&
 	 [ "$(content 1 "$TMP/out")" = "ok: X" ] &&
 	 grep -q "warning: sandbox: unsafe mode: running .*upper" "$TMP/err"'
 unset OXI_SANDBOX

@@ -5,6 +5,18 @@
 # sees a scrubbed environment; nothing runs when no sandbox works
 cd "${0%/*}" && . ./lib.sh
 
+# SBX_AS=nobody runs oxi-tool as nobody through setpriv (t5503, t5605)
+RUN=
+if [ "${SBX_AS:-}" = nobody ]; then
+	skip_all() {
+		echo "1..0 # SKIP $*"
+		exit 0
+	}
+	[ "$(id -u)" = 0 ] || skip_all "switching to nobody needs root"
+	command -v setpriv >/dev/null || skip_all "no setpriv"
+	RUN="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+fi
+
 plan 19
 
 WS=$TMP/ws
@@ -12,6 +24,13 @@ mkdir -p "$WS" "$HOME/.ssh"
 echo 'FIXTURE-SSH-PRIVATE-KEY-c41d' >"$HOME/.ssh/id_ed25519"
 echo '# bashrc' >"$HOME/.bashrc"
 fake_server tcp-sink.py --log "$TMP/sink.log"
+chmod -R a+rX "$HOME" "$TMP"
+if [ -n "$RUN" ]; then
+	chown -R nobody:nogroup "$WS"
+	$RUN sh -c 'test -x "$1" && cd "$2"' - "$TOP/bin/oxi-tool" "$WS" ||
+		skip_all "nobody cannot reach $TOP/bin or $TMP (a parent" \
+		    "directory is closed to others)"
+fi
 cfg() {	# cfg NETWORK: one server "fake" with sandbox.network NETWORK
 	cat >"$TMP/mcp.json" <<EOF2
 {"servers":{"fake":{"command":"python3","args":["$TESTS/fake/mcp-stdio.py"],
@@ -24,7 +43,7 @@ call() {
 }
 run() {	# run ARGS...: oxi-tool ARGS <in >out 2>err, then $TMP/c.N for
 	# each result: "error: " or "ok: ", then its content
-	oxi-tool "$@" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
+	$RUN oxi-tool "$@" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
 	_rc=$?
 	python3 -c 'import json, sys
 for i, l in enumerate(open(sys.argv[1])):
