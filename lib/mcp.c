@@ -216,6 +216,17 @@ readerr(struct server *s)
 	}
 }
 
+/* 1 once pid has exited (not reaped) */
+static int
+gone(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid == pid;
+}
+
 /* marks the server down: reaped, with its exit code noted */
 static void
 down(struct server *s, long ms)
@@ -744,6 +755,10 @@ mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 	if (jv_get_kind(args) != JV_KIND_OBJECT)
 		return oxi_tool_fail(out, name,
 		    "arguments must be a JSON object");
+	if (s->c.pid > 0 && gone(s->c.pid)) {
+		oxi_debug("mcp '%s': exited while idle", s->name);
+		down(s, 0);	/* it died between calls: start it now */
+	}
 	if (s->c.pid <= 0) {
 		now = oxi_clock_ms();
 		if (now < s->retry)
@@ -1051,17 +1066,6 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 bad:
 	oxi_buf_free(&p);
 	return -1;
-}
-
-/* 1 once pid has exited (not reaped) */
-static int
-gone(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof si);
-	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
-	    si.si_pid == pid;
 }
 
 /* waits up to ms for every server to exit: 1 if all did */

@@ -4,7 +4,7 @@
 # restart after a crash with backoff, timeouts, shutdown, configuration
 cd "${0%/*}" && . ./lib.sh
 
-plan 46
+plan 47
 
 WS=$TMP/ws
 mkdir -p "$WS"
@@ -62,7 +62,7 @@ import json, sys
 t = [x["name"] for x in json.load(open(sys.argv[1]))]
 t = [x for x in t if x.startswith("fake__")]
 assert t == ["fake__" + n for n in ("echo fail mixed hang env pid dot_name "
-    "read write connect environ").split()], t
+    "read write connect environ quit").split()], t
 PY'
 check 'the definitions: description, and inputSchema as parameters' '
 	python3 - "$TMP/list" <<"PY"
@@ -170,6 +170,13 @@ check 'crashing again: the next start waits, calls meanwhile fail at once' \
 	'run && content 1 | grep -q "exited during the call" &&
 	 content 2 | grep -q "exited during the call" &&
 	 [ "$(content 3)" = "error: fake__pid: MCP server '\''fake'\'' is down; it restarts in 1 s" ] &&
+	 [ "$(logged | grep -c "^initialize")" = 2 ]'
+cfg 10000 --mode legacy --log "$WS/log"
+rm -f "$WS/log"
+check 'a server that exited between calls is started for the next one' \
+	'{ call q1 fake__quit "{}"; sleep 0.5; call q2 fake__echo "{\"text\":\"again\"}"; } |
+	 oxi-tool -M "$TMP/mcp.json" -w "$WS" >"$TMP/out" && results &&
+	 [ "$(content 1)" = "ok: bye" ] && [ "$(content 2)" = "ok: again" ] &&
 	 [ "$(logged | grep -c "^initialize")" = 2 ]'
 cfg 1000 --mode modern
 {

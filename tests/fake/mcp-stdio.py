@@ -20,7 +20,7 @@ Tools: echo {text}, fail (isError), mixed (non-text content), hang
 (never answers), env {name} (a variable's value, or "unset"), pid,
 "dot.name" (a name oxi must sanitise), and for the sandbox tests read
 {path}, write {path}, connect {port} (to 127.0.0.1) and environ (the
-names of its environment).  Logs to stderr as servers do;
+names of its environment), and quit (answers, then exits).  Logs to stderr as servers do;
 before answering initialize or server/discover it sends a notification,
 and after notifications/initialized a ping request of its own.
 """
@@ -62,6 +62,7 @@ TOOLS = [
     {"name": "write", "description": "Write a file: {path}"},
     {"name": "connect", "description": "Connect to 127.0.0.1: {port}"},
     {"name": "environ", "description": "The names in the environment"},
+    {"name": "quit", "description": "Answers, then exits"},
 ]
 
 state = {"init": False, "initialized": False, "calls": 0}
@@ -135,6 +136,9 @@ def call(mid, params):
         except Exception as e:
             reply(mid, {"content": [{"type": "text", "text": repr(e)}],
                         "isError": True})
+    elif name == "quit":
+        reply(mid, {"content": [{"type": "text", "text": "bye"}]})
+        sys.exit(0)
     elif name == "environ":
         reply(mid, {"content": [{"type": "text",
                                  "text": " ".join(sorted(os.environ))}]})
