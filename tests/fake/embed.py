@@ -136,6 +136,7 @@ def main():
     ap.add_argument("--fail-times", type=int)
     ARGS = ap.parse_args()
     ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.request_queue_size = 256  # many clients at once
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     tmp = ARGS.port_file + ".tmp"
     with open(tmp, "w") as f:

@@ -284,6 +284,7 @@ def main():
     if not ARGS.chunk_sizes or min(ARGS.chunk_sizes) < 1:
         ap.error("--chunk-sizes needs positive sizes")
     ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.request_queue_size = 256  # many clients at once
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     tmp = ARGS.port_file + ".tmp"
     with open(tmp, "w") as f:
