@@ -27,7 +27,8 @@ check 'make uninstall removes it all' \
 	 [ -z "$(find "$D" -type f)" ]'
 check 'each command links only the libraries it needs' \
 	'! ldd "$TOP/bin/oxi-guard" | grep -Eq "libcurl|libsqlite" &&
-	 ! ldd "$TOP/bin/oxi-tool" | grep -Eq "libcurl|libsqlite" &&
-	 ! ldd "$TOP/bin/oxi-loop" | grep -q libcurl &&
-	 ! ldd "$TOP/bin/oxi-llm" | grep -q libsqlite'
+	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libcurl|libsqlite|libpcre" &&
+	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libcurl|libsqlite|libpcre" &&
+	 ! ldd "$TOP/bin/oxi-tool" | grep -q libsqlite &&
+	 ! ldd "$TOP/bin/oxi-loop" | grep -Eq "libcurl|libpcre"'
 done_testing

@@ -51,22 +51,22 @@ check 'oxi-send cli: 20000 drafts and replies' \
 mkdir -p "$TMP/ws"
 check 'oxi-tool: 5000 calls' \
 	'$VG oxi-tool -w "$TMP/ws" <"$TMP/calls" >/dev/null'
-head -n 600 "$TMP/msgs" >"$TMP/msgs600"
-check 'oxi-loop: 600 messages through its coprocesses' \
+head -n 300 "$TMP/msgs" >"$TMP/msgs600"
+check 'oxi-loop: 300 messages through its coprocesses' \
 	'OXI_LLM="python3 $TESTS/fake/llm-stage.py" OXI_TOOL="python3 $TESTS/fake/tool-stage.py" \
 	 $VG oxi-loop -t 0 <"$TMP/msgs600" >"$TMP/loopout" 2>/dev/null; [ $? = 1 ] &&
 	 [ "$(grep -c "\"msg.out\"" "$TMP/loopout")" = "$(grep -c msg.in "$TMP/msgs600")" ]'
 fake_server openai.py
 python3 -c '
 import json
-for i in range(300):
+for i in range(150):
     t = "read notes.txt" if i % 3 == 0 else "hello %d" % i
     print(json.dumps({"v": 1, "type": "llm.request", "id": "r%d" % i,
         "model": "openai/m", "messages": [{"role": "user", "content": t}],
         "tools": [{"name": "read_file", "description": "d",
                    "parameters": {"type": "object"}}]}))
 ' >"$TMP/reqs"
-check 'oxi-llm -j: 300 streamed requests over HTTP' \
+check 'oxi-llm -j: 150 streamed requests over HTTP' \
 	'OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" $VG oxi-llm -j <"$TMP/reqs" >"$TMP/llmout" &&
-	 [ "$(grep -c "\"llm.response\"" "$TMP/llmout")" = 300 ]'
+	 [ "$(grep -c "\"llm.response\"" "$TMP/llmout")" = 150 ]'
 done_testing
