@@ -307,7 +307,8 @@ oxi_prices_key(const struct oxi_prices *t, size_t i)
 static double
 tok(jv usage, const char *k)
 {
-	jv v = jv_object_get(jv_copy(usage), jv_string(k));
+	jv v = jv_get_kind(usage) == JV_KIND_OBJECT ?
+	    jv_object_get(jv_copy(usage), jv_string(k)) : jv_invalid();
 	double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : 0;
 
 	jv_free(v);
