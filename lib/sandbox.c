@@ -916,14 +916,21 @@ oxi_sbx_mechanism(void)
 	}
 }
 
+static void kidfree(struct kid *);
+
 static struct kid *
 kidget(pid_t pid, int make)
 {
 	int i;
 
 	for (i = 0; i < MAXKIDS; i++)
-		if (kids[i].pid == pid && pid > 0)
-			return &kids[i];
+		if (kids[i].pid == pid && pid > 0) {
+			if (!make)
+				return &kids[i];
+			/* a child reaped without oxi_sbx_reaped: its pid came
+			 * back; what was kept for it goes */
+			kidfree(&kids[i]);
+		}
 	if (!make)
 		return NULL;
 	for (i = 0; i < MAXKIDS; i++)
