@@ -4,7 +4,7 @@
 # never sooner than Retry-After, never on 401, 403 or 400, and never once
 # text went out
 cd "${0%/*}" && . ./lib.sh
-plan 30
+plan 33
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"
 export OXI_LLM_BACKOFF=0.01 OXI_LLM_BACKOFF_MAX=0.05 OXI_LLM_BREAKER=0
@@ -150,7 +150,7 @@ pid=$!
 _bgpids="$_bgpids $pid"
 printf '%s\n' "$req" >&4
 i=0
-while ! grep -q "retry 1 in" "$TMP/err" && [ $i -lt 200 ]; do
+while ! grep -qs "retry 1 in" "$TMP/err" && [ $i -lt 200 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -160,6 +160,39 @@ rc=$?
 exec 4>&-
 check 'SIGTERM while waiting to retry: the error at once, exit 0' \
 	'[ $rc = 0 ] && [ "$(final)" = "error server 1" ] && [ "$(posts)" = 1 ]'
+
+# Anthropic: an overloaded_error event inside the stream
+printf '%s\n\n' 'event: message_start
+data: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}' 'event: ping
+data: {"type":"ping"}' 'event: error
+data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' >"$TMP/anth.sse"
+areq='{"v":1,"type":"llm.request","id":"e1","model":"anthropic/claude-x","messages":[{"role":"user","content":"overload me"}]}'
+arun() {	# arun: $areq through oxi-llm -j against the Anthropic fake
+	: >"$TMP/alog"
+	printf '%s\n' "$areq" |
+		OXI_ANTHROPIC_BASE_URL="http://127.0.0.1:$APORT/v1" \
+		with_timeout 30 oxi-llm -j >"$TMP/out" 2>"$TMP/err"
+}
+fake_server anthropic.py --replay "$TMP/anth.sse" --log "$TMP/alog"
+APORT=$PORT
+check 'Anthropic overloaded_error before any text: retried, three attempts' \
+	'arun && [ "$(final)" = "error server 3" ] &&
+	 [ "$(wc -l <"$TMP/alog")" = 3 ]'
+fake_server anthropic.py --log "$TMP/alog"
+APORT=$PORT
+fake_server openai.py
+export OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1"
+areq='{"v":1,"type":"llm.request","id":"e1","model":"anthropic/claude-x,openai/fake-model","messages":[{"role":"user","content":"overload me"}]}'
+check 'Anthropic overloaded_error after text: no retry, no failover, partial' \
+	'arun && [ "$(final)" = "error server 1" ] &&
+	 [ "$(wc -l <"$TMP/alog")" = 1 ] &&
+	 grep "\"type\":\"error\"" "$TMP/out" | grep -q "\"partial\":true" &&
+	 [ "$(deltas)" = "Half an answer" ]'
+fake_server anthropic.py --status 529 --log "$TMP/alog"
+APORT=$PORT
+check 'Anthropic HTTP 529 three times: the next model of the chain answers' \
+	'arun && [ "$(final)" = "llm.response echo: overload me 4" ] &&
+	 [ "$(wc -l <"$TMP/alog")" = 3 ]'
 
 check_exit 'a bad OXI_LLM_RETRIES: 100' 100 \
 	'OXI_LLM_RETRIES=many oxi-llm -j </dev/null'
