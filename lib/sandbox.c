@@ -1251,11 +1251,30 @@ probe(int m)
 	struct oxi_sbx s = OXI_SBX_INIT;
 	char *argv[] = { "/bin/true", NULL }, why[256];
 	pid_t pid;
-	int code;
+	int code, pfd;
 
 	pid = spawn(m, &s, argv, NULL, NULL, NULL, why, sizeof why, 1);
 	if (pid < 0)
 		return 0;
+	/* a probe that hangs is a failed probe, and is killed, never left
+	 * behind holding anything */
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd >= 0) {
+		struct pollfd p;
+		int r;
+
+		p.fd = pfd;
+		p.events = POLLIN;
+		while ((r = poll(&p, 1, 10000)) < 0 && errno == EINTR)
+			;
+		close(pfd);
+		if (r == 0) {
+			oxi_warn("sandbox: %s probe hung, killed",
+			    m == M_BWRAP ? "bubblewrap" : "landlock");
+			oxi_sbx_kill(pid);
+			return 0;
+		}
+	}
 	code = oxi_sbx_wait(pid);
 	if (code != 0)
 		oxi_debug("sandbox: %s probe exited %d",
@@ -1360,7 +1379,8 @@ spawn(int m, const struct oxi_sbx *s, char *const argv[], int *in, int *out,
 			_exit(OXI_EX_TEMP);
 		if (dup2(in ? pin[0] : nul, 0) < 0 ||
 		    dup2(out ? pout[1] : nul, 1) < 0 ||
-		    dup2(merge ? pout[1] : err ? perr[1] : 2, 2) < 0)
+		    dup2(merge ? pout[1] : err ? perr[1] : probing ? nul : 2,
+		    2) < 0)
 			_exit(OXI_EX_TEMP);
 		/* bwrap: seccomp on 3, info on 4; else status on 3 */
 		if (m == M_BWRAP) {
