@@ -2,11 +2,15 @@
  * oxi-tool - run tool calls inside a workspace directory
  *
  * Reads oxi(7) records on stdin.  Each tool.call {"id","name","args"} is
- * run with the built-in tools of lib/tool.c (read_file, write_file,
- * list_dir), confined to the workspace by lib/ws.c, and answered on
- * stdout by exactly one tool.result with the same "id", a "content"
- * string capped at -o bytes, "is_error", and "taint": the call's taint
- * plus "workspace" when the content comes from the workspace.  A
+ * run with the built-in tools (lib/tool*.c: read_file, write_file,
+ * list_dir, edit_file, glob, grep, shell, web_fetch, web_search,
+ * http_request), the files confined to the workspace by lib/ws.c, the
+ * web behind the address policy of lib/ssrf.c, and answered on stdout by
+ * exactly one tool.result with the same "id", a "content" string capped
+ * at -o bytes, "is_error", and "taint": the call's taint plus the origin
+ * of the content ("workspace", "web:<origin>", ...).  Every call goes
+ * through lib/toolmw.c: a time limit, a cache for web_fetch and
+ * web_search, the cap, and with -v one log line.  A
  * tool.call without the keys it needs is answered with an error result
  * (or an error record when it has no id), warned about and dead-lettered.
  * Other records pass through unchanged; bad lines are warned about and
@@ -28,7 +32,8 @@
  * lib/sandbox.c; where no sandbox works they are refused, unless -U
  * (unsafe mode) lets them run unconfined with a warning per call.
  *
- * It holds no secret and needs none: run it with a scrubbed environment.
+ * It holds no secret but the key of the web_search backend, if any: run
+ * it with a scrubbed environment.
  * -d fd: readiness once the workspace is open.  SIGTERM: answer the calls
  * already read, then exit 0.  SIGHUP is ignored (nothing to reload).
  * exit: 0 ok, 1 some records rejected, 100 usage or unusable workspace,
