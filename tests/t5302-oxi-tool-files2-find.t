@@ -2,7 +2,7 @@
 # oxi-tool: glob and grep over the workspace; PCRE2 limits fail closed
 cd "${0%/*}" && . ./lib.sh
 
-plan 30
+plan 31
 
 WS="$TMP/ws"
 mkdir -p "$WS/src/deep/x" "$WS/.hidden" "$WS/docs"
@@ -160,6 +160,18 @@ check 'each hits the match limit and fails the call' \
 	 grep -q "^grep: the pattern is too costly: it hit the match limit at '"'evil.txt'"' line 1" "$TMP/r2"'
 check 'a pattern that is only slow where PCRE2 optimises it still matches' \
 	'is 3 "evil.txt:1:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"'
+# under valgrind PCRE2 runs without JIT: the interpreter's limits hold too
+check_exit 'valgrind: the limits without JIT, no leak or memory error' 0 '
+	command -v valgrind >/dev/null &&
+	    ! nm "$TOP/bin/oxi-tool" | grep -q __asan_init || exit 0
+	{ head -n 1 "$TMP/in"; call v1 grep "{\"pattern\":\"hello\",\"glob\":\"src/**/*.c\"}"
+	  call v2 glob "{\"pattern\":\"**/*.c\"}"
+	  call v3 grep "{\"pattern\":\"(\"}"; } |
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		--show-leak-kinds=definite,indirect --error-exitcode=99 \
+		oxi-tool -w "$WS" >"$TMP/vg.out" 2>/dev/null &&
+	[ "$(jget "[\"is_error\"]" "$TMP/vg.out" | tr "\n" " ")" = \
+	  "true false false true " ]'
 rm -f "$WS/evil.txt"
 
 {
