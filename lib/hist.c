@@ -30,8 +30,18 @@ static const char *const migrations[] = {
 	" ts TEXT NOT NULL,"
 	" state TEXT NOT NULL,"
 	" reply TEXT);",
+	/* 2: other keys of a message (thinking blocks), as a JSON object */
+	"ALTER TABLE messages ADD COLUMN extra TEXT;",
 	NULL
 };
+
+/* the keys of a message that have columns of their own */
+static int
+ownkey(const char *k)
+{
+	return strcmp(k, "role") == 0 || strcmp(k, "content") == 0 ||
+	    strcmp(k, "tool_calls") == 0 || strcmp(k, "tool_call_id") == 0;
+}
 
 sqlite3 *
 oxi_hist_open(const char *path, const char **err)
@@ -67,12 +77,12 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 {
 	sqlite3_stmt *st;
 	char ts[32];
-	jv calls, s = jv_invalid();
-	int r;
+	jv calls, s = jv_invalid(), extra = jv_object(), xs = jv_invalid();
+	int r, it;
 
 	if (sqlite3_prepare_v2(db, "INSERT INTO messages(session, msg_id, ts,"
-	    " role, content, tool_calls, tool_call_id)"
-	    " VALUES(?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+	    " role, content, tool_calls, tool_call_id, extra)"
+	    " VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
 		jv_free(m);
 		*err = sqlite3_errmsg(db);
 		return -1;
@@ -91,7 +101,22 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 	} else
 		jv_free(calls);
 	bindstr(st, 7, oxi_msg_peek(m, "tool_call_id"));
+	for (it = jv_object_iter(m); jv_object_iter_valid(m, it);
+	    it = jv_object_iter_next(m, it)) {
+		jv k = jv_object_iter_key(m, it);
+
+		if (!ownkey(jv_string_value(k)))
+			extra = jv_object_set(extra, jv_copy(k),
+			    jv_object_iter_value(m, it));
+		jv_free(k);
+	}
+	if (jv_object_length(jv_copy(extra)) > 0) {
+		xs = jv_dump_string(jv_copy(extra), 0);
+		bindstr(st, 8, jv_string_value(xs));
+	}
 	r = run(db, st, err);
+	jv_free(extra);
+	jv_free(xs);
 	jv_free(s);
 	jv_free(m);
 	return r;
@@ -106,7 +131,7 @@ oxi_hist_load(sqlite3 *db, const char *session, int max)
 	int started = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT role, content, tool_calls,"
-	    " tool_call_id FROM (SELECT * FROM messages WHERE session = ?"
+	    " tool_call_id, extra FROM (SELECT * FROM messages WHERE session = ?"
 	    " ORDER BY seq DESC LIMIT ?) ORDER BY seq", -1, &st,
 	    NULL) != SQLITE_OK) {
 		jv_free(out);
@@ -136,6 +161,14 @@ oxi_hist_load(sqlite3 *db, const char *session, int max)
 		if ((s = (const char *)sqlite3_column_text(st, 3)))
 			m = jv_object_set(m, jv_string("tool_call_id"),
 			    jv_string(s));
+		if ((s = (const char *)sqlite3_column_text(st, 4))) {
+			jv x = jv_parse(s);
+
+			if (jv_get_kind(x) == JV_KIND_OBJECT)
+				m = jv_object_merge(x, m);
+			else
+				jv_free(x);
+		}
 		out = jv_array_append(out, m);
 	}
 	sqlite3_finalize(st);
