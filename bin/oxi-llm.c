@@ -50,7 +50,6 @@ enum { O_RECORD = 256, O_REPLAY };
 static const struct option longopts[] = {
 	{ "no-stream", no_argument, NULL, 'n' },
 	{ "models", no_argument, NULL, 'M' },
-	{ "budget", required_argument, NULL, 'b' },
 	{ "record", required_argument, NULL, O_RECORD },
 	{ "replay", required_argument, NULL, O_REPLAY },
 	{ NULL, 0, NULL, 0 }
