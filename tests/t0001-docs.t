@@ -33,7 +33,8 @@ check 'oxi(7) is clean under mandoc -Tlint' \
 	'[ -z "$(mandoc -Tlint -W warning "$TOP/man/oxi.7" 2>&1)" ]'
 check 'oxi(7) documents every record type of protocol v1' \
 	'for t in msg.in msg.out msg.draft typing receipt llm.request llm.delta \
-	    llm.response tool.call tool.result error approval.ask deadletter; do
+	    llm.response tool.call tool.result error approval.ask deadletter \
+	    embed.request embed.response; do
 		grep -q "$t" "$TOP/man/oxi.7" || { echo "missing $t"; exit 1; }
 	 done'
 done_testing
