@@ -66,9 +66,10 @@ for mech in bwrap landlock; do
 	check "$mech: ~/.bashrc cannot be written" \
 		'content 4 "$TMP/out" | grep -q "^error: " &&
 		 [ "$(cat "$HOME/.bashrc")" = "# bashrc" ]'
+	# refused, or written into the sandbox's private /tmp when the test
+	# tree lies under /tmp: either way nothing reaches the host
 	check "$mech: nor a file outside the workspace" \
-		'content 5 "$TMP/out" | grep -q "^error: " &&
-		 [ ! -e "$TMP/outside.txt" ]'
+		'[ ! -e "$TMP/outside.txt" ]'
 	check "$mech: the workspace can" \
 		'content 6 "$TMP/out" | grep -q "^ok: wrote" &&
 		 [ "$(cat "$WS/w.txt")" = "written by peek" ]'
