@@ -21,87 +21,11 @@
 enum { K_OPENAI, K_GEMINI, K_OLLAMA };
 
 struct ejob {
-	char *id;			/* request id */
-	char *model;			/* "provider/model" */
-	char *key;			/* API key, to mask, or NULL */
-	const char *prov;		/* provider name */
+	struct oxi_llm_job q;		/* id, model, key, callbacks */
 	int kind;			/* K_* */
 	int n;				/* texts sent */
 	struct oxi_buf body;		/* the reply */
-	const struct oxi_llm_cfg *cfg;	/* callbacks */
 };
-
-static jv
-eerr(struct ejob *j, const char *code, const char *msg, size_t len,
-    int retry, long retry_after)
-{
-	struct oxi_buf b = OXI_BUF_INIT, m = OXI_BUF_INIT;
-	jv r;
-
-	oxi_llm_scrub(&m, msg, len, j->key);
-	oxi_buf_printf(&b, "%s: %s", j->prov, m.s ? m.s : "");
-	r = oxi_msg_error(j->id, code, b.s, retry);
-	if (retry_after >= 0)
-		r = jv_object_set(r, jv_string("retry_after"),
-		    jv_number(retry_after));
-	r = jv_object_set(r, jv_string("model"), jv_string(j->model));
-	oxi_buf_free(&b);
-	oxi_buf_free(&m);
-	return r;
-}
-
-static const char *
-statuscode(long status)
-{
-	if (status == 401 || status == 403)
-		return "auth";
-	if (status == 429)
-		return "rate_limit";
-	if (status == 408)
-		return "timeout";
-	if (status >= 500)
-		return "server";
-	return "bad_request";
-}
-
-static jv
-httperr(struct ejob *j, struct oxi_http_res *res)
-{
-	struct oxi_buf b = OXI_BUF_INIT;
-	const char *code;
-	jv m, r;
-
-	switch (res->kind) {
-	case OXI_HTTP_STATUS:
-		code = statuscode(res->status);
-		m = oxi_openai_errmsg(res->body.s, res->body.len);
-		if (jv_is_valid(m))
-			oxi_buf_printf(&b, "HTTP %ld: %s", res->status,
-			    jv_string_value(m));
-		else
-			oxi_buf_printf(&b, "HTTP %ld", res->status);
-		jv_free(m);
-		break;
-	case OXI_HTTP_TIMEOUT: code = "timeout"; break;
-	case OXI_HTTP_CUT: code = "truncated"; break;
-	case OXI_HTTP_BIG: code = "too_large"; break;
-	case OXI_HTTP_CONFIG: code = "config"; break;
-	default: code = "network"; break;
-	}
-	if (b.len == 0)
-		oxi_buf_cats(&b, res->err);
-	r = eerr(j, code, b.s, b.len, res->temp, res->retry_after);
-	oxi_buf_free(&b);
-	return r;
-}
-
-static jv
-get(jv o, const char *k)
-{
-	if (jv_get_kind(o) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(o), jv_string(k));
-}
 
 /* 1 if v is a non-empty array of numbers */
 static int
@@ -138,7 +62,7 @@ parse(struct ejob *j, jv *tokens)
 		return jv_invalid_with_msg(jv_string("the reply is not a"
 		    " JSON object"));
 	}
-	list = get(r, j->kind == K_OPENAI ? "data" : "embeddings");
+	list = oxi_jget(r, j->kind == K_OPENAI ? "data" : "embeddings");
 	if (jv_get_kind(list) != JV_KIND_ARRAY ||
 	    (n = jv_array_length(jv_copy(list))) != j->n) {
 		jv_free(list);
@@ -153,13 +77,13 @@ parse(struct ejob *j, jv *tokens)
 		e = jv_array_get(jv_copy(list), i);
 		k = i;
 		if (j->kind == K_OPENAI) {
-			idx = get(e, "index");
+			idx = oxi_jget(e, "index");
 			if (jv_get_kind(idx) == JV_KIND_NUMBER)
 				k = (int)jv_number_value(idx);
 			jv_free(idx);
-			v = get(e, "embedding");
+			v = oxi_jget(e, "embedding");
 		} else if (j->kind == K_GEMINI)
-			v = get(e, "values");
+			v = oxi_jget(e, "values");
 		else
 			v = jv_copy(e);
 		jv_free(e);
@@ -175,11 +99,11 @@ parse(struct ejob *j, jv *tokens)
 	}
 	jv_free(list);
 	if (j->kind == K_OPENAI) {
-		e = get(r, "usage");
-		v = get(e, "prompt_tokens");
+		e = oxi_jget(r, "usage");
+		v = oxi_jget(e, "prompt_tokens");
 		jv_free(e);
 	} else if (j->kind == K_OLLAMA)
-		v = get(r, "prompt_eval_count");
+		v = oxi_jget(r, "prompt_eval_count");
 	else
 		v = jv_invalid();
 	if (jv_get_kind(v) == JV_KIND_NUMBER) {
@@ -213,13 +137,8 @@ ondata(void *arg, const char *p, size_t n)
 static void
 jfree(struct ejob *j)
 {
-	if (j->key) {
-		oxi_secrets_wipe(j->key, strlen(j->key));
-		free(j->key);
-	}
+	oxi_llm_job_free(&j->q);
 	oxi_buf_free(&j->body);
-	free(j->id);
-	free(j->model);
 	free(j);
 }
 
@@ -234,9 +153,9 @@ ondone(void *arg, struct oxi_http_res *res)
 		if (jv_is_valid(vecs)) {
 			rec = oxi_msg_new("embed.response");
 			rec = jv_object_set(rec, jv_string("id"),
-			    jv_string(j->id));
+			    jv_string(j->q.id));
 			rec = jv_object_set(rec, jv_string("model"),
-			    jv_string(j->model));
+			    jv_string(j->q.model));
 			rec = jv_object_set(rec, jv_string("vectors"), vecs);
 			rec = jv_object_set(rec, jv_string("usage"),
 			    jv_object_set(jv_object(), jv_string("input"),
@@ -245,14 +164,15 @@ ondone(void *arg, struct oxi_http_res *res)
 			    jv_null());
 		} else {
 			m = jv_invalid_get_msg(vecs);
-			rec = eerr(j, "bad_reply", jv_string_value(m),
+			rec = oxi_llm_job_error(&j->q, "bad_reply",
+			    jv_string_value(m),
 			    jv_string_length_bytes(jv_copy(m)), 0, -1);
 			jv_free(m);
 			jv_free(tokens);
 		}
 	} else
-		rec = httperr(j, res);
-	j->cfg->done(j->cfg->arg, j->id, rec);
+		rec = oxi_llm_job_httperr(&j->q, res);
+	j->q.cfg->done(j->q.cfg->arg, j->q.id, rec);
 	jfree(j);
 }
 
@@ -260,7 +180,7 @@ ondone(void *arg, struct oxi_http_res *res)
 static jv
 texts(jv rec, const char **why)
 {
-	jv in = get(rec, "input"), s;
+	jv in = oxi_jget(rec, "input"), s;
 	int i, n;
 
 	if (jv_get_kind(in) == JV_KIND_STRING)
@@ -294,7 +214,7 @@ oxi_embed_check(jv rec, const char **why)
 		*why = "embed.request record needs \"id\" (a string)";
 		return -1;
 	}
-	t = get(rec, "model");
+	t = oxi_jget(rec, "model");
 	if (jv_is_valid(t) && jv_get_kind(t) != JV_KIND_STRING &&
 	    jv_get_kind(t) != JV_KIND_NULL) {
 		jv_free(t);
@@ -352,9 +272,8 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
 	const struct oxi_llm_dialect *d;
 	const char *id, *model, *why, *hdrs[EMBED_MAXHDRS];
-	char msg[256];
 	struct ejob *j;
-	int nokey, n, i, kind;
+	int n, i, kind;
 	jv in, b, s;
 
 	id = oxi_msg_peek(rec, "id");
@@ -362,24 +281,15 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		*err = oxi_msg_error(id, "invalid", why, 0);
 		return OXI_LLM_BAD;
 	}
-	if (!(model = oxi_msg_peek(rec, "model")))
-		model = cfg->model;
-	if (!model) {
-		*err = oxi_msg_error(id, "config", "no model: give \"model\""
-		    " in the request, use -m, or set OXI_MODEL", 0);
+	if (oxi_llm_job_target(rec, cfg, &t, &model, err) < 0)
 		return OXI_LLM_FAIL;
-	}
-	if (oxi_llm_resolve(model, &t, msg, sizeof msg, &nokey) < 0) {
-		*err = oxi_msg_error(id, nokey ? "auth" : "config", msg, 0);
-		return OXI_LLM_FAIL;
-	}
 	d = t.p->dialect;
 	kind = strcmp(d->name, "gemini") == 0 ? K_GEMINI :
 	    strcmp(d->name, "ollama") == 0 ? K_OLLAMA : K_OPENAI;
 	in = texts(rec, &why);
 	j = xcalloc(1, sizeof *j);
 	j->n = jv_array_length(jv_copy(in));
-	b = body(kind, t.model, in, get(rec, "dimensions"));
+	b = body(kind, t.model, in, oxi_jget(rec, "dimensions"));
 	s = jv_dump_string(b, 0);
 	oxi_buf_cat(&url, t.base.s, t.base.len);
 	if (kind == K_GEMINI)
@@ -389,12 +299,8 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	else
 		oxi_buf_cats(&url, "/embeddings");
 
-	j->id = xstrdup(id);
-	j->model = xstrdup(model);
-	j->key = t.key ? xstrdup(t.key) : NULL;
-	j->prov = t.p->name;
+	oxi_llm_job_init(&j->q, id, model, &t, cfg);
 	j->kind = kind;
-	j->cfg = cfg;
 	n = 0;
 	hdrs[n++] = "Content-Type: application/json";
 	hdrs[n++] = "Accept: application/json";
@@ -410,21 +316,12 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
 	req.headers = hdrs;
-	req.body = jv_string_value(s);
-	req.bodylen = jv_string_length_bytes(jv_copy(s));
-	req.connect_ms = cfg->connect_ms;
-	req.idle_ms = cfg->idle_ms;
-	req.total_ms = cfg->total_ms;
 	req.data = ondata;
 	req.done = ondone;
 	req.arg = j;
-	oxi_debug("request %s: POST %s (%zu bytes)", id, url.s, req.bodylen);
-	if (oxi_http_start(loop, &req, msg, sizeof msg) < 0) {
-		*err = eerr(j, "network", msg, strlen(msg), 1, -1);
+	if ((n = oxi_llm_job_post(&j->q, loop, &req, s, err)) !=
+	    OXI_LLM_STARTED)
 		jfree(j);
-		n = OXI_LLM_FAIL;
-	} else
-		n = OXI_LLM_STARTED;
 	if (auth.s)
 		oxi_secrets_wipe(auth.s, auth.cap);
 	oxi_buf_free(&auth);

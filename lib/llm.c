@@ -11,6 +11,8 @@
  * natively (llm_ptools.c).  oxi_llm_start() turns one llm.request into
  * one HTTP transfer on a shared loop, and ends in exactly one callback:
  * an llm.response, or an error record whose message never holds the key.
+ * The oxi_llm_job functions (a request in flight, its error records, its
+ * POST) serve embed.c too.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -54,14 +56,10 @@ const struct oxi_llm_provider oxi_llm_providers[] = {
 };
 
 struct job {
-	char *id;			/* request id */
-	char *model;			/* "provider/model" as requested */
-	char *key;			/* API key, to mask, or NULL */
-	const char *prov;		/* provider name, for messages */
+	struct oxi_llm_job q;		/* id, model, key, callbacks */
 	const struct oxi_llm_dialect *d;	/* its dialect */
 	void *rd;			/* the dialect's reply reader */
 	struct oxi_ptools *pt;		/* or prompt-guided tools over it */
-	const struct oxi_llm_cfg *cfg;	/* callbacks */
 };
 
 /* "OXI_" NAME suffix, NAME upper case with '-' as '_' */
@@ -280,20 +278,64 @@ oxi_llm_scrub(struct oxi_buf *out, const char *msg, size_t len,
 	}
 }
 
-static jv
-errrec(struct job *j, const char *code, const char *msg, size_t len,
-    int retry, long retry_after)
+void
+oxi_llm_job_init(struct oxi_llm_job *q, const char *id, const char *model,
+    const struct oxi_llm_target *t, const struct oxi_llm_cfg *cfg)
+{
+	q->id = xstrdup(id);
+	q->model = xstrdup(model);
+	q->key = t->key ? xstrdup(t->key) : NULL;
+	q->prov = t->p->name;
+	q->cfg = cfg;
+}
+
+void
+oxi_llm_job_free(struct oxi_llm_job *q)
+{
+	if (q->key) {
+		oxi_secrets_wipe(q->key, strlen(q->key));
+		free(q->key);
+	}
+	free(q->id);
+	free(q->model);
+}
+
+int
+oxi_llm_job_target(jv rec, const struct oxi_llm_cfg *cfg,
+    struct oxi_llm_target *t, const char **model, jv *err)
+{
+	const char *id = oxi_msg_peek(rec, "id");
+	char msg[256];
+	int nokey;
+
+	if (!(*model = oxi_msg_peek(rec, "model")))
+		*model = cfg->model;
+	if (!*model) {
+		*err = oxi_msg_error(id, "config", "no model: give \"model\""
+		    " in the request, use -m, or set OXI_MODEL", 0);
+		return -1;
+	}
+	if (oxi_llm_resolve(*model, t, msg, sizeof msg, &nokey) < 0) {
+		*err = oxi_msg_error(id, nokey ? "auth" : "config", msg, 0);
+		return -1;
+	}
+	return 0;
+}
+
+jv
+oxi_llm_job_error(const struct oxi_llm_job *q, const char *code,
+    const char *msg, size_t len, int retry, long retry_after)
 {
 	struct oxi_buf b = OXI_BUF_INIT, m = OXI_BUF_INIT;
 	jv r;
 
-	oxi_llm_scrub(&m, msg, len, j->key);
-	oxi_buf_printf(&b, "%s: %s", j->prov, m.s ? m.s : "");
-	r = oxi_msg_error(j->id, code, b.s, retry);
+	oxi_llm_scrub(&m, msg, len, q->key);
+	oxi_buf_printf(&b, "%s: %s", q->prov, m.s ? m.s : "");
+	r = oxi_msg_error(q->id, code, b.s, retry);
 	if (retry_after >= 0)
 		r = jv_object_set(r, jv_string("retry_after"),
 		    jv_number(retry_after));
-	r = jv_object_set(r, jv_string("model"), jv_string(j->model));
+	r = jv_object_set(r, jv_string("model"), jv_string(q->model));
 	oxi_buf_free(&b);
 	oxi_buf_free(&m);
 	return r;
@@ -313,8 +355,9 @@ statuscode(long status)
 	return "bad_request";
 }
 
-static jv
-httperr(struct job *j, struct oxi_http_res *res)
+jv
+oxi_llm_job_httperr(const struct oxi_llm_job *q,
+    const struct oxi_http_res *res)
 {
 	struct oxi_buf b = OXI_BUF_INIT;
 	const char *code;
@@ -349,9 +392,31 @@ httperr(struct job *j, struct oxi_http_res *res)
 	}
 	if (b.len == 0)
 		oxi_buf_cats(&b, res->err);
-	r = errrec(j, code, b.s, b.len, res->temp, res->retry_after);
+	r = oxi_llm_job_error(q, code, b.s, b.len, res->temp,
+	    res->retry_after);
 	oxi_buf_free(&b);
 	return r;
+}
+
+int
+oxi_llm_job_post(const struct oxi_llm_job *q, struct oxi_http_loop *loop,
+    struct oxi_http_req *req, jv s, jv *err)
+{
+	char msg[256];
+
+	req->body = jv_string_value(s);
+	req->bodylen = jv_string_length_bytes(jv_copy(s));
+	req->connect_ms = q->cfg->connect_ms;
+	req->idle_ms = q->cfg->idle_ms;
+	req->total_ms = q->cfg->total_ms;
+	oxi_debug("request %s: POST %s (%zu bytes)", q->id, req->url,
+	    req->bodylen);
+	if (oxi_http_start(loop, req, msg, sizeof msg) < 0) {
+		*err = oxi_llm_job_error(q, "network", msg, strlen(msg), 1,
+		    -1);
+		return OXI_LLM_FAIL;
+	}
+	return OXI_LLM_STARTED;
 }
 
 static void
@@ -359,8 +424,8 @@ ondelta(void *arg, const char *text, size_t len)
 {
 	struct job *j = arg;
 
-	if (j->cfg->delta)
-		j->cfg->delta(j->cfg->arg, j->id, text, len);
+	if (j->q.cfg->delta)
+		j->q.cfg->delta(j->q.cfg->arg, j->q.id, text, len);
 }
 
 static int
@@ -379,12 +444,7 @@ jobfree(struct job *j)
 	if (j->rd)
 		j->d->free(j->rd);
 	oxi_ptools_free(j->pt);
-	if (j->key) {
-		oxi_secrets_wipe(j->key, strlen(j->key));
-		free(j->key);
-	}
-	free(j->id);
-	free(j->model);
+	oxi_llm_job_free(&j->q);
 	free(j);
 }
 
@@ -406,7 +466,7 @@ ondone(void *arg, struct oxi_http_res *res)
 		if (jv_is_valid(r)) {
 			rec = oxi_msg_new("llm.response");
 			rec = jv_object_set(rec, jv_string("id"),
-			    jv_string(j->id));
+			    jv_string(j->q.id));
 			rec = jv_object_set(rec, jv_string("message"),
 			    jv_object_get(jv_copy(r), jv_string("message")));
 			rec = jv_object_set(rec, jv_string("stop"),
@@ -416,17 +476,17 @@ ondone(void *arg, struct oxi_http_res *res)
 			rec = jv_object_set(rec, jv_string("cost_usd"),
 			    jv_null());
 			rec = jv_object_set(rec, jv_string("model"),
-			    jv_string(j->model));
+			    jv_string(j->q.model));
 		} else {
 			m = jv_invalid_get_msg(r);
-			rec = errrec(j, code ? code : "provider",
+			rec = oxi_llm_job_error(&j->q, code ? code : "provider",
 			    jv_string_value(m),
 			    jv_string_length_bytes(jv_copy(m)), retry, -1);
 			jv_free(m);
 		}
 	} else
-		rec = httperr(j, res);
-	j->cfg->done(j->cfg->arg, j->id, rec);
+		rec = oxi_llm_job_httperr(&j->q, res);
+	j->q.cfg->done(j->q.cfg->arg, j->q.id, rec);
 	jobfree(j);
 }
 
@@ -506,9 +566,8 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
 	const struct oxi_llm_dialect *d;
 	const char *id, *model, *why, *hdrs[8 + MAXHDRS];
-	char msg[256];
 	struct job *j;
-	int nokey, stream, n, pt;
+	int stream, n, pt;
 	jv body, s, v;
 
 	id = oxi_msg_peek(rec, "id");
@@ -517,21 +576,10 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		    "llm.request record needs \"id\" (a string)", 0);
 		return OXI_LLM_BAD;
 	}
-	if (!(model = oxi_msg_peek(rec, "model")))
-		model = cfg->model;
-	if (!model) {
-		*err = oxi_msg_error(id, "config", "no model: give \"model\""
-		    " in the request, use -m, or set OXI_MODEL", 0);
+	if (oxi_llm_job_target(rec, cfg, &t, &model, err) < 0)
 		return OXI_LLM_FAIL;
-	}
-	if (oxi_llm_resolve(model, &t, msg, sizeof msg, &nokey) < 0) {
-		*err = oxi_msg_error(id, nokey ? "auth" : "config", msg, 0);
-		return OXI_LLM_FAIL;
-	}
 	d = t.p->dialect;
-	v = jv_object_get(jv_copy(rec), jv_string("stream"));
-	stream = jv_get_kind(v) != JV_KIND_FALSE;
-	jv_free(v);
+	stream = oxi_llm_stream(rec);
 	pt = ptools(rec, t.ptools);
 	if (pt) {
 		v = oxi_ptools_request(rec);
@@ -551,12 +599,8 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	d->url(&url, &t, stream);
 
 	j = xcalloc(1, sizeof *j);
-	j->id = xstrdup(id);
-	j->model = xstrdup(model);
-	j->key = t.key ? xstrdup(t.key) : NULL;
-	j->prov = t.p->name;
+	oxi_llm_job_init(&j->q, id, model, &t, cfg);
 	j->d = d;
-	j->cfg = cfg;
 	if (pt)
 		j->pt = oxi_ptools_new(d, stream ? ondelta : NULL, j);
 	else
@@ -567,21 +611,12 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
 	req.headers = hdrs;
-	req.body = jv_string_value(s);
-	req.bodylen = jv_string_length_bytes(jv_copy(s));
-	req.connect_ms = cfg->connect_ms;
-	req.idle_ms = cfg->idle_ms;
-	req.total_ms = cfg->total_ms;
 	req.data = ondata;
 	req.done = ondone;
 	req.arg = j;
-	oxi_debug("request %s: POST %s (%zu bytes)", id, url.s, req.bodylen);
-	if (oxi_http_start(loop, &req, msg, sizeof msg) < 0) {
-		*err = errrec(j, "network", msg, strlen(msg), 1, -1);
+	if ((n = oxi_llm_job_post(&j->q, loop, &req, s, err)) !=
+	    OXI_LLM_STARTED)
 		jobfree(j);
-		n = OXI_LLM_FAIL;
-	} else
-		n = OXI_LLM_STARTED;
 	if (auth.s)
 		oxi_secrets_wipe(auth.s, auth.cap);
 	oxi_buf_free(&auth);

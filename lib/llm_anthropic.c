@@ -15,8 +15,6 @@
  * Message object when not streamed.  Tool input arrives as partial JSON
  * and is parsed at the end; a reply without message_stop is truncated.
  */
-#include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,57 +32,13 @@ struct block {
 enum { B_OTHER, B_TEXT, B_TOOL, B_THINK, B_REDACTED };
 
 struct anth {
-	struct oxi_sse sse;	/* event stream parser */
-	int mode;		/* 0 undecided, 1 event stream, 2 JSON */
-	int eof;		/* the reply ended: flushing the last event */
-	struct oxi_buf json;	/* a JSON reply, whole */
+	struct oxi_llm_wire w;	/* JSON or event stream */
 	struct block *b;	/* content blocks open */
 	size_t nb;		/* used */
 	size_t capb;		/* allocated */
 	struct oxi_llm_reply r;	/* the reply */
 	double in;		/* input_tokens: those not cached */
 };
-
-static jv
-get(jv obj, const char *key)
-{
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(obj), jv_string(key));
-}
-
-static int
-isk(jv v, jv_kind k)
-{
-	return jv_get_kind(v) == k;
-}
-
-static int
-is(jv v, const char *s)
-{
-	return isk(v, JV_KIND_STRING) && strcmp(jv_string_value(v), s) == 0;
-}
-
-static jv bad(const char *, ...) OXI_PRINTF(1, 2);
-
-static jv
-bad(const char *fmt, ...)
-{
-	char buf[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return jv_invalid_with_msg(jv_string(buf));
-}
-
-static jv
-textblock(jv s)
-{
-	return jv_object_set(jv_object_set(jv_object(), jv_string("type"),
-	    jv_string("text")), jv_string("text"), s);
-}
 
 /* content (consumed) as blocks appended to out: a string, or an array of
  * parts where OpenAI-style text parts become text blocks */
@@ -94,25 +48,26 @@ blocks(jv out, jv content)
 	jv p, t;
 	int i, n;
 
-	if (isk(content, JV_KIND_STRING)) {
+	if (oxi_jis(content, JV_KIND_STRING)) {
 		if (jv_string_length_bytes(jv_copy(content)) > 0)
-			return jv_array_append(out, textblock(content));
+			return jv_array_append(out,
+			    oxi_llm_textpart("text", content));
 		jv_free(content);
 		return out;
 	}
-	if (!isk(content, JV_KIND_ARRAY)) {
+	if (!oxi_jis(content, JV_KIND_ARRAY)) {
 		jv_free(content);
 		return out;
 	}
 	n = jv_array_length(jv_copy(content));
 	for (i = 0; i < n; i++) {
 		p = jv_array_get(jv_copy(content), i);
-		t = get(p, "type");
-		if (is(t, "text") || is(t, "input_text") ||
-		    is(t, "output_text")) {
-			out = blocks(out, get(p, "text"));
+		t = oxi_jget(p, "type");
+		if (oxi_jstr_is(t, "text") || oxi_jstr_is(t, "input_text") ||
+		    oxi_jstr_is(t, "output_text")) {
+			out = blocks(out, oxi_jget(p, "text"));
 			jv_free(p);
-		} else if (isk(p, JV_KIND_STRING))
+		} else if (oxi_jis(p, JV_KIND_STRING))
 			out = blocks(out, p);
 		else
 			out = jv_array_append(out, p);
@@ -126,9 +81,9 @@ blocks(jv out, jv content)
 static jv
 resultcontent(jv c)
 {
-	if (isk(c, JV_KIND_STRING) || isk(c, JV_KIND_ARRAY))
+	if (oxi_jis(c, JV_KIND_STRING) || oxi_jis(c, JV_KIND_ARRAY))
 		return c;
-	if (!jv_is_valid(c) || isk(c, JV_KIND_NULL)) {
+	if (!jv_is_valid(c) || oxi_jis(c, JV_KIND_NULL)) {
 		jv_free(c);
 		return jv_string("");
 	}
@@ -140,27 +95,7 @@ resultcontent(jv c)
 static jv
 push(jv msgs, const char *role, jv bl)
 {
-	int n = jv_array_length(jv_copy(msgs));
-	jv last, r, c;
-
-	if (jv_array_length(jv_copy(bl)) == 0) {
-		jv_free(bl);
-		return msgs;
-	}
-	if (n > 0) {
-		last = jv_array_get(jv_copy(msgs), n - 1);
-		r = get(last, "role");
-		if (is(r, role)) {
-			c = jv_array_concat(get(last, "content"), bl);
-			jv_free(r);
-			return jv_array_set(msgs, n - 1, jv_object_set(last,
-			    jv_string("content"), c));
-		}
-		jv_free(r);
-		jv_free(last);
-	}
-	return jv_array_append(msgs, jv_object_set(jv_object_set(jv_object(),
-	    jv_string("role"), jv_string(role)), jv_string("content"), bl));
+	return oxi_llm_push(msgs, role, "content", bl);
 }
 
 static jv
@@ -171,27 +106,19 @@ toolcalls(jv bl, jv tcs, int i)
 
 	for (j = 0; j < n; j++) {
 		tc = jv_array_get(jv_copy(tcs), j);
-		id = get(tc, "id");
-		name = get(tc, "name");
-		if (!isk(id, JV_KIND_STRING) || !isk(name, JV_KIND_STRING)) {
+		id = oxi_jget(tc, "id");
+		name = oxi_jget(tc, "name");
+		if (!oxi_jis(id, JV_KIND_STRING) ||
+		    !oxi_jis(name, JV_KIND_STRING)) {
 			jv_free(tc);
 			jv_free(id);
 			jv_free(name);
 			jv_free(tcs);
 			jv_free(bl);
-			return bad("messages[%d]: a tool call needs \"id\" and"
-			    " \"name\"", i);
+			return oxi_jbad("messages[%d]: a tool call needs"
+			    " \"id\" and \"name\"", i);
 		}
-		args = get(tc, "args");
-		if (isk(args, JV_KIND_STRING)) {
-			b = args;
-			args = jv_parse(jv_string_value(b));
-			jv_free(b);
-		}
-		if (!isk(args, JV_KIND_OBJECT)) {
-			jv_free(args);
-			args = jv_object();
-		}
+		args = oxi_llm_call_args(tc);
 		b = jv_object_set(jv_object(), jv_string("type"),
 		    jv_string("tool_use"));
 		b = jv_object_set(b, jv_string("id"), id);
@@ -228,44 +155,25 @@ cachelast(jv a)
 static jv
 tools(jv ts)
 {
-	jv out = jv_array(), t, fn, name, o, v;
+	jv out = jv_array(), t, o, v;
 	int i, n = jv_array_length(jv_copy(ts));
 
 	for (i = 0; i < n; i++) {
-		t = jv_array_get(jv_copy(ts), i);
-		fn = get(t, "function");
-		if (isk(fn, JV_KIND_OBJECT)) {	/* OpenAI's shape */
-			jv_free(t);
-			t = fn;
-		} else
-			jv_free(fn);
-		name = get(t, "name");
-		if (!isk(name, JV_KIND_STRING)) {
-			jv_free(name);
+		t = oxi_llm_tool_fn(jv_array_get(jv_copy(ts), i));
+		o = oxi_llm_tool_head(jv_object(), t, i);
+		if (!jv_is_valid(o)) {
 			jv_free(t);
 			jv_free(ts);
 			jv_free(out);
-			return bad("tools[%d] has no \"name\"", i);
+			return o;
 		}
-		o = jv_object_set(jv_object(), jv_string("name"), name);
-		v = get(t, "description");
-		if (isk(v, JV_KIND_STRING))
-			o = jv_object_set(o, jv_string("description"), v);
-		else
+		v = oxi_jget(t, "input_schema");
+		if (!oxi_jis(v, JV_KIND_OBJECT)) {
 			jv_free(v);
-		v = get(t, "input_schema");
-		if (!isk(v, JV_KIND_OBJECT)) {
-			jv_free(v);
-			v = get(t, "parameters");
+			v = oxi_jget(t, "parameters");
 		}
-		if (!isk(v, JV_KIND_OBJECT)) {
-			jv_free(v);
-			v = jv_object_set(jv_object(), jv_string("type"),
-			    jv_string("object"));
-			v = jv_object_set(v, jv_string("properties"),
-			    jv_object());
-		}
-		o = jv_object_set(o, jv_string("input_schema"), v);
+		o = jv_object_set(o, jv_string("input_schema"),
+		    oxi_llm_params(v));
 		out = jv_array_append(out, o);
 		jv_free(t);
 	}
@@ -277,29 +185,29 @@ tools(jv ts)
 static jv
 thinking(jv req, double *budget)
 {
-	jv v = get(req, "thinking"), b;
+	jv v = oxi_jget(req, "thinking"), b;
 
 	*budget = 0;
-	if (isk(v, JV_KIND_NUMBER)) {
+	if (oxi_jis(v, JV_KIND_NUMBER)) {
 		*budget = jv_number_value(v);
 		jv_free(v);
 		v = jv_object_set(jv_object(), jv_string("budget_tokens"),
 		    jv_number(*budget));
 	}
-	if (isk(v, JV_KIND_TRUE)) {
+	if (oxi_jis(v, JV_KIND_TRUE)) {
 		jv_free(v);
 		v = jv_object_set(jv_object(), jv_string("budget_tokens"),
 		    jv_number(2048));
 	}
-	if (!isk(v, JV_KIND_OBJECT)) {
+	if (!oxi_jis(v, JV_KIND_OBJECT)) {
 		jv_free(v);
 		return jv_null();
 	}
-	b = get(v, "budget_tokens");
-	if (isk(b, JV_KIND_NUMBER))
+	b = oxi_jget(v, "budget_tokens");
+	if (oxi_jis(b, JV_KIND_NUMBER))
 		*budget = jv_number_value(b);
 	jv_free(b);
-	b = get(v, "type");
+	b = oxi_jget(v, "type");
 	if (!jv_is_valid(b))
 		v = jv_object_set(v, jv_string("type"), jv_string("enabled"));
 	jv_free(b);
@@ -317,32 +225,32 @@ body(jv req, const struct oxi_llm_target *t)
 	double budget, max;
 	int i, n;
 
-	msgs = get(req, "messages");
-	if (!isk(msgs, JV_KIND_ARRAY) || jv_array_length(jv_copy(msgs)) == 0) {
-		jv_free(msgs);
+	msgs = oxi_llm_messages(req);
+	if (!jv_is_valid(msgs)) {
 		jv_free(sys);
 		jv_free(out);
-		return bad("\"messages\" must be a non-empty array");
+		return msgs;
 	}
 	n = jv_array_length(jv_copy(msgs));
 	for (i = 0; i < n; i++) {
 		m = jv_array_get(jv_copy(msgs), i);
-		role = get(m, "role");
-		r = isk(role, JV_KIND_STRING) ? jv_string_value(role) : NULL;
-		if (!isk(m, JV_KIND_OBJECT) || !r) {
-			o = bad("messages[%d] has no \"role\"", i);
+		role = oxi_jget(m, "role");
+		r = oxi_jis(role, JV_KIND_STRING) ? jv_string_value(role) :
+		    NULL;
+		if (!oxi_jis(m, JV_KIND_OBJECT) || !r) {
+			o = oxi_jbad("messages[%d] has no \"role\"", i);
 			goto fail;
 		}
 		if (strcmp(r, "system") == 0 || strcmp(r, "developer") == 0) {
-			sys = blocks(sys, get(m, "content"));
+			sys = blocks(sys, oxi_jget(m, "content"));
 		} else if (strcmp(r, "user") == 0) {
 			out = push(out, "user", blocks(jv_array(),
-			    get(m, "content")));
+			    oxi_jget(m, "content")));
 		} else if (strcmp(r, "assistant") == 0) {
 			bl = oxi_llm_thinking(m, "anthropic");
-			bl = blocks(bl, get(m, "content"));
-			v = get(m, "tool_calls");
-			if (isk(v, JV_KIND_ARRAY))
+			bl = blocks(bl, oxi_jget(m, "content"));
+			v = oxi_jget(m, "tool_calls");
+			if (oxi_jis(v, JV_KIND_ARRAY))
 				bl = toolcalls(bl, v, i);
 			else
 				jv_free(v);
@@ -352,27 +260,27 @@ body(jv req, const struct oxi_llm_target *t)
 			}
 			out = push(out, "assistant", bl);
 		} else if (strcmp(r, "tool") == 0) {
-			v = get(m, "tool_call_id");
-			if (!isk(v, JV_KIND_STRING)) {
+			v = oxi_jget(m, "tool_call_id");
+			if (!oxi_jis(v, JV_KIND_STRING)) {
 				jv_free(v);
-				o = bad("messages[%d]: a tool message needs"
-				    " \"tool_call_id\"", i);
+				o = oxi_jbad("messages[%d]: a tool message"
+				    " needs \"tool_call_id\"", i);
 				goto fail;
 			}
 			o = jv_object_set(jv_object(), jv_string("type"),
 			    jv_string("tool_result"));
 			o = jv_object_set(o, jv_string("tool_use_id"), v);
 			o = jv_object_set(o, jv_string("content"),
-			    resultcontent(get(m, "content")));
-			v = get(m, "is_error");
-			if (isk(v, JV_KIND_TRUE))
+			    resultcontent(oxi_jget(m, "content")));
+			v = oxi_jget(m, "is_error");
+			if (oxi_jis(v, JV_KIND_TRUE))
 				o = jv_object_set(o, jv_string("is_error"), v);
 			else
 				jv_free(v);
 			out = push(out, "user", jv_array_append(jv_array(), o));
 		} else {
-			o = bad("messages[%d] has an unknown role '%.40s'", i,
-			    r);
+			o = oxi_jbad("messages[%d] has an unknown role"
+			    " '%.40s'", i, r);
 			goto fail;
 		}
 		jv_free(role);
@@ -382,15 +290,15 @@ body(jv req, const struct oxi_llm_target *t)
 	if (jv_array_length(jv_copy(out)) == 0) {
 		jv_free(sys);
 		jv_free(out);
-		return bad("no user or assistant message to send");
+		return oxi_jbad("no user or assistant message to send");
 	}
 	o = jv_object_set(jv_object(), jv_string("model"),
 	    jv_string(t->model));
-	v = get(req, "max_tokens");
-	max = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : MAX_TOKENS;
+	v = oxi_jget(req, "max_tokens");
+	max = oxi_jis(v, JV_KIND_NUMBER) ? jv_number_value(v) : MAX_TOKENS;
 	jv_free(v);
 	v = thinking(req, &budget);
-	if (!isk(v, JV_KIND_NULL)) {
+	if (!oxi_jis(v, JV_KIND_NULL)) {
 		if (budget > 0 && max <= budget)
 			max = budget + MAX_TOKENS;
 		o = jv_object_set(o, jv_string("thinking"), v);
@@ -401,8 +309,9 @@ body(jv req, const struct oxi_llm_target *t)
 		o = jv_object_set(o, jv_string("system"), cachelast(sys));
 	else
 		jv_free(sys);
-	v = get(req, "tools");
-	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+	v = oxi_jget(req, "tools");
+	if (oxi_jis(v, JV_KIND_ARRAY) &&
+	    jv_array_length(jv_copy(v)) > 0) {
 		v = tools(v);
 		if (!jv_is_valid(v)) {
 			jv_free(o);
@@ -413,25 +322,22 @@ body(jv req, const struct oxi_llm_target *t)
 	} else
 		jv_free(v);
 	o = jv_object_set(o, jv_string("messages"), out);
-	v = get(req, "stop");
-	if (isk(v, JV_KIND_STRING))
+	v = oxi_jget(req, "stop");
+	if (oxi_jis(v, JV_KIND_STRING))
 		v = jv_array_append(jv_array(), v);
-	if (isk(v, JV_KIND_ARRAY))
+	if (oxi_jis(v, JV_KIND_ARRAY))
 		o = jv_object_set(o, jv_string("stop_sequences"), v);
 	else
 		jv_free(v);
 	for (i = 0; pass[i]; i++) {
-		v = get(req, pass[i]);
-		if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+		v = oxi_jget(req, pass[i]);
+		if (jv_is_valid(v) && !oxi_jis(v, JV_KIND_NULL))
 			o = jv_object_set(o, jv_string(pass[i]), v);
 		else
 			jv_free(v);
 	}
-	v = get(req, "stream");
-	o = jv_object_set(o, jv_string("stream"),
-	    jv_bool(!isk(v, JV_KIND_FALSE)));
-	jv_free(v);
-	return o;
+	return jv_object_set(o, jv_string("stream"),
+	    jv_bool(oxi_llm_stream(req)));
 
 fail:
 	jv_free(role);
@@ -450,16 +356,6 @@ url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
 	oxi_buf_cats(u, "/messages");
 }
 
-static double
-num(jv obj, const char *key)
-{
-	jv v = get(obj, key);
-	double d = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : -1;
-
-	jv_free(v);
-	return d;
-}
-
 /* usage (borrowed): the counts it holds replace ours; input counts the
  * cached tokens too */
 static void
@@ -467,15 +363,15 @@ usage(struct anth *a, jv u)
 {
 	double d;
 
-	if (!isk(u, JV_KIND_OBJECT))
+	if (!oxi_jis(u, JV_KIND_OBJECT))
 		return;
-	if ((d = num(u, "input_tokens")) >= 0)
+	if ((d = oxi_jnum(u, "input_tokens", -1)) >= 0)
 		a->in = d;
-	if ((d = num(u, "cache_read_input_tokens")) >= 0)
+	if ((d = oxi_jnum(u, "cache_read_input_tokens", -1)) >= 0)
 		a->r.cache_read = d;
-	if ((d = num(u, "cache_creation_input_tokens")) >= 0)
+	if ((d = oxi_jnum(u, "cache_creation_input_tokens", -1)) >= 0)
 		a->r.cache_write = d;
-	if ((d = num(u, "output_tokens")) >= 0)
+	if ((d = oxi_jnum(u, "output_tokens", -1)) >= 0)
 		a->r.output = d;
 	a->r.input = a->in + a->r.cache_read + a->r.cache_write;
 }
@@ -516,7 +412,7 @@ dropblock(struct anth *a, struct block *b)
 static void
 startblock(struct anth *a, long index, jv cb)
 {
-	jv type = get(cb, "type"), v;
+	jv type = oxi_jget(cb, "type"), v;
 	struct block *b;
 
 	if ((b = findblock(a, index)))
@@ -529,36 +425,37 @@ startblock(struct anth *a, long index, jv cb)
 	memset(b, 0, sizeof *b);
 	b->index = index;
 	b->input = jv_null();
-	if (is(type, "text")) {
+	if (oxi_jstr_is(type, "text")) {
 		b->kind = B_TEXT;
-		v = get(cb, "text");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(cb, "text");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_llm_reply_text(&a->r, jv_string_value(v),
 			    jv_string_length_bytes(jv_copy(v)));
 		jv_free(v);
-	} else if (is(type, "tool_use")) {
+	} else if (oxi_jstr_is(type, "tool_use")) {
 		b->kind = B_TOOL;
 		oxi_llm_reply_call(&a->r, index);
-		v = get(cb, "id");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(cb, "id");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&a->r.calls[a->r.ncalls - 1].id,
 			    jv_string_value(v));
 		jv_free(v);
-		v = get(cb, "name");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(cb, "name");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&a->r.calls[a->r.ncalls - 1].name,
 			    jv_string_value(v));
 		jv_free(v);
 		jv_free(b->input);
-		b->input = get(cb, "input");
-	} else if (is(type, "thinking") || is(type, "redacted_thinking")) {
-		b->kind = is(type, "thinking") ? B_THINK : B_REDACTED;
-		v = get(cb, b->kind == B_THINK ? "thinking" : "data");
-		if (isk(v, JV_KIND_STRING))
+		b->input = oxi_jget(cb, "input");
+	} else if (oxi_jstr_is(type, "thinking") ||
+	    oxi_jstr_is(type, "redacted_thinking")) {
+		b->kind = oxi_jstr_is(type, "thinking") ? B_THINK : B_REDACTED;
+		v = oxi_jget(cb, b->kind == B_THINK ? "thinking" : "data");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&b->a, jv_string_value(v));
 		jv_free(v);
-		v = get(cb, "signature");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(cb, "signature");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&b->sig, jv_string_value(v));
 		jv_free(v);
 	} else
@@ -569,9 +466,9 @@ startblock(struct anth *a, long index, jv cb)
 static void
 appendstr(struct oxi_buf *b, jv d, const char *key)
 {
-	jv v = get(d, key);
+	jv v = oxi_jget(d, key);
 
-	if (isk(v, JV_KIND_STRING))
+	if (oxi_jis(v, JV_KIND_STRING))
 		oxi_buf_cat(b, jv_string_value(v),
 		    jv_string_length_bytes(jv_copy(v)));
 	jv_free(v);
@@ -582,24 +479,24 @@ deltablock(struct anth *a, long index, jv d)
 {
 	struct block *b = findblock(a, index);
 	struct oxi_llm_call *c;
-	jv type = get(d, "type"), v;
+	jv type = oxi_jget(d, "type"), v;
 
 	if (!b) {
 		jv_free(type);
 		return;
 	}
-	if (is(type, "text_delta") && b->kind == B_TEXT) {
-		v = get(d, "text");
-		if (isk(v, JV_KIND_STRING))
+	if (oxi_jstr_is(type, "text_delta") && b->kind == B_TEXT) {
+		v = oxi_jget(d, "text");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_llm_reply_text(&a->r, jv_string_value(v),
 			    jv_string_length_bytes(jv_copy(v)));
 		jv_free(v);
-	} else if (is(type, "input_json_delta") && b->kind == B_TOOL &&
+	} else if (oxi_jstr_is(type, "input_json_delta") && b->kind == B_TOOL &&
 	    (c = oxi_llm_reply_find(&a->r, index)))
 		appendstr(&c->args, d, "partial_json");
-	else if (is(type, "thinking_delta") && b->kind == B_THINK)
+	else if (oxi_jstr_is(type, "thinking_delta") && b->kind == B_THINK)
 		appendstr(&b->a, d, "thinking");
-	else if (is(type, "signature_delta") && b->kind == B_THINK)
+	else if (oxi_jstr_is(type, "signature_delta") && b->kind == B_THINK)
 		appendstr(&b->sig, d, "signature");
 	jv_free(type);
 }
@@ -614,7 +511,7 @@ stopblock(struct anth *a, long index)
 	if (!b)
 		return;
 	if (b->kind == B_TOOL && (c = oxi_llm_reply_find(&a->r, index)) &&
-	    c->args.len == 0 && isk(b->input, JV_KIND_OBJECT) &&
+	    c->args.len == 0 && oxi_jis(b->input, JV_KIND_OBJECT) &&
 	    jv_object_length(jv_copy(b->input)) > 0) {
 		s = jv_dump_string(jv_copy(b->input), 0);
 		oxi_buf_cats(&c->args, jv_string_value(s));
@@ -638,23 +535,13 @@ stopblock(struct anth *a, long index)
 	dropblock(a, b);
 }
 
-static long
-lnum(jv obj, const char *key)
-{
-	jv v = get(obj, key);
-	long n = isk(v, JV_KIND_NUMBER) ? (long)jv_number_value(v) : -1;
-
-	jv_free(v);
-	return n;
-}
-
 /* one event's data (consumed): 0, or -1 once failed */
 static int
 event(struct anth *a, jv e)
 {
-	jv type = get(e, "type"), v, d;
+	jv type = oxi_jget(e, "type"), v, d;
 
-	if (!isk(e, JV_KIND_OBJECT) || !isk(type, JV_KIND_STRING)) {
+	if (!oxi_jis(e, JV_KIND_OBJECT) || !oxi_jis(type, JV_KIND_STRING)) {
 		jv_free(type);
 		jv_free(e);
 		oxi_llm_reply_fail(&a->r, "bad_reply", 1, "an event without a"
@@ -663,36 +550,36 @@ event(struct anth *a, jv e)
 	}
 	if (a->r.ended) {
 		;	/* nothing counts after message_stop */
-	} else if (is(type, "message_start")) {
-		v = get(e, "message");
-		d = get(v, "usage");
+	} else if (oxi_jstr_is(type, "message_start")) {
+		v = oxi_jget(e, "message");
+		d = oxi_jget(v, "usage");
 		usage(a, d);
 		jv_free(d);
 		jv_free(v);
-	} else if (is(type, "content_block_start")) {
-		v = get(e, "content_block");
-		startblock(a, lnum(e, "index"), v);
+	} else if (oxi_jstr_is(type, "content_block_start")) {
+		v = oxi_jget(e, "content_block");
+		startblock(a, (long)oxi_jnum(e, "index", -1), v);
 		jv_free(v);
-	} else if (is(type, "content_block_delta")) {
-		v = get(e, "delta");
-		deltablock(a, lnum(e, "index"), v);
+	} else if (oxi_jstr_is(type, "content_block_delta")) {
+		v = oxi_jget(e, "delta");
+		deltablock(a, (long)oxi_jnum(e, "index", -1), v);
 		jv_free(v);
-	} else if (is(type, "content_block_stop")) {
-		stopblock(a, lnum(e, "index"));
-	} else if (is(type, "message_delta")) {
-		v = get(e, "delta");
-		d = get(v, "stop_reason");
-		if (isk(d, JV_KIND_STRING))
+	} else if (oxi_jstr_is(type, "content_block_stop")) {
+		stopblock(a, (long)oxi_jnum(e, "index", -1));
+	} else if (oxi_jstr_is(type, "message_delta")) {
+		v = oxi_jget(e, "delta");
+		d = oxi_jget(v, "stop_reason");
+		if (oxi_jis(d, JV_KIND_STRING))
 			a->r.stop = stopword(jv_string_value(d));
 		jv_free(d);
 		jv_free(v);
-		v = get(e, "usage");
+		v = oxi_jget(e, "usage");
 		usage(a, v);
 		jv_free(v);
-	} else if (is(type, "message_stop")) {
+	} else if (oxi_jstr_is(type, "message_stop")) {
 		a->r.ended = 1;
-	} else if (is(type, "error")) {
-		oxi_llm_reply_perror(&a->r, get(e, "error"));
+	} else if (oxi_jstr_is(type, "error")) {
+		oxi_llm_reply_perror(&a->r, oxi_jget(e, "error"));
 	}
 	jv_free(type);
 	jv_free(e);
@@ -709,12 +596,7 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 	e = jv_parse_sized(data, (int)len);
 	if (!jv_is_valid(e)) {
 		jv_free(e);
-		if (a->eof)
-			oxi_llm_reply_fail(&a->r, "truncated", 1, "the reply"
-			    " stream ended inside an event");
-		else
-			oxi_llm_reply_fail(&a->r, "bad_reply", 1, "invalid"
-			    " JSON in the reply stream");
+		oxi_llm_wire_badevent(&a->w, &a->r);
 		return 1;
 	}
 	return event(a, e) < 0;
@@ -724,26 +606,27 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 static void
 whole(struct anth *a, jv m)
 {
-	jv type = get(m, "type"), c, b, v;
+	jv type = oxi_jget(m, "type"), c, b, v;
 	int i, n;
 
-	if (is(type, "error")) {
-		oxi_llm_reply_perror(&a->r, get(m, "error"));
-	} else if (!is(type, "message")) {
+	if (oxi_jstr_is(type, "error")) {
+		oxi_llm_reply_perror(&a->r, oxi_jget(m, "error"));
+	} else if (!oxi_jstr_is(type, "message")) {
 		oxi_llm_reply_fail(&a->r, "bad_reply", 1, "the reply is not a"
 		    " message");
 	} else {
-		v = get(m, "usage");
+		v = oxi_jget(m, "usage");
 		usage(a, v);
 		jv_free(v);
-		c = get(m, "content");
-		n = isk(c, JV_KIND_ARRAY) ? jv_array_length(jv_copy(c)) : 0;
+		c = oxi_jget(m, "content");
+		n = oxi_jis(c, JV_KIND_ARRAY) ? jv_array_length(jv_copy(c)) : 0;
 		for (i = 0; i < n; i++) {
 			b = jv_array_get(jv_copy(c), i);
 			startblock(a, i, b);
-			v = get(b, "type");
-			if (is(v, "thinking") || is(v, "redacted_thinking") ||
-			    is(v, "tool_use"))
+			v = oxi_jget(b, "type");
+			if (oxi_jstr_is(v, "thinking") ||
+			    oxi_jstr_is(v, "redacted_thinking") ||
+			    oxi_jstr_is(v, "tool_use"))
 				stopblock(a, i);
 			else if (findblock(a, i))
 				dropblock(a, findblock(a, i));
@@ -751,8 +634,8 @@ whole(struct anth *a, jv m)
 			jv_free(b);
 		}
 		jv_free(c);
-		v = get(m, "stop_reason");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(m, "stop_reason");
+		if (oxi_jis(v, JV_KIND_STRING))
 			a->r.stop = stopword(jv_string_value(v));
 		jv_free(v);
 		a->r.ended = 1;
@@ -766,7 +649,7 @@ reader(oxi_llm_text_fn text, void *arg)
 {
 	struct anth *a = xcalloc(1, sizeof *a);
 
-	oxi_sse_init(&a->sse, onevent, a);
+	oxi_llm_wire_init(&a->w, onevent, a);
 	oxi_llm_reply_init(&a->r, text, arg);
 	return a;
 }
@@ -776,28 +659,7 @@ feed(void *rd, const char *p, size_t n)
 {
 	struct anth *a = rd;
 
-	if (a->r.failed)
-		return -1;
-	while (a->mode == 0 && n > 0) {
-		if (isspace((unsigned char)*p)) {
-			p++;
-			n--;
-		} else
-			a->mode = *p == '{' ? 2 : 1;
-	}
-	if (n == 0)
-		return 0;
-	if (a->mode == 2) {
-		oxi_buf_cat(&a->json, p, n);
-		return 0;
-	}
-	if (oxi_sse_feed(&a->sse, p, n) < 0) {
-		if (a->sse.over)
-			oxi_llm_reply_fail(&a->r, "bad_reply", 0, "an event"
-			    " over the size cap");
-		return -1;
-	}
-	return 0;
+	return oxi_llm_wire_feed(&a->w, &a->r, "{", p, n);
 }
 
 static jv
@@ -806,8 +668,8 @@ result(void *rd, const char **code, int *retry)
 	struct anth *a = rd;
 	jv m;
 
-	if (a->mode == 2 && !a->r.failed && !a->r.ended) {
-		m = jv_parse_sized(a->json.s, (int)a->json.len);
+	if (a->w.mode == OXI_LLM_JSON && !a->r.failed && !a->r.ended) {
+		m = jv_parse_sized(a->w.json.s, (int)a->w.json.len);
 		if (!jv_is_valid(m)) {
 			jv_free(m);
 			oxi_llm_reply_fail(&a->r, "truncated", 1, "the reply"
@@ -815,14 +677,7 @@ result(void *rd, const char **code, int *retry)
 		} else
 			whole(a, m);
 	}
-	if (a->mode == 1 && !a->eof && !a->r.failed) {
-		/* an event the stream ended without its blank line */
-		a->eof = 1;
-		oxi_sse_feed(&a->sse, "\n\n", 2);
-	}
-	if (!a->r.failed && a->mode == 0)
-		oxi_llm_reply_fail(&a->r, "truncated", 1, "the reply was"
-		    " empty");
+	oxi_llm_wire_end(&a->w, &a->r);
 	return oxi_llm_reply_result(&a->r, code, retry);
 }
 
@@ -844,8 +699,7 @@ rfree(void *rd)
 	while (a->nb > 0)
 		dropblock(a, &a->b[0]);
 	free(a->b);
-	oxi_sse_free(&a->sse);
-	oxi_buf_free(&a->json);
+	oxi_llm_wire_free(&a->w);
 	oxi_llm_reply_free(&a->r);
 	free(a);
 }

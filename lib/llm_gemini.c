@@ -15,7 +15,6 @@
  * object, in an event or as bare JSON lines after the events, fails it.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,56 +23,13 @@
 #define RAWMAX	(64 * 1024)	/* bytes of non-event lines kept */
 
 struct gem {
-	struct oxi_sse sse;	/* event stream parser */
-	int mode;		/* 0 undecided, 1 event stream, 2 JSON */
-	int eof;		/* the reply ended: flushing the last event */
-	struct oxi_buf json;	/* a JSON reply, whole */
+	struct oxi_llm_wire w;	/* JSON or event stream */
 	struct oxi_buf line;	/* the line being read, to spot non-events */
 	struct oxi_buf raw;	/* lines that are not event fields */
 	struct oxi_buf thought;	/* thought summary text not yet stored */
 	long ncall;		/* function calls seen */
 	struct oxi_llm_reply r;	/* the reply */
 };
-
-static jv
-get(jv obj, const char *key)
-{
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(obj), jv_string(key));
-}
-
-static int
-isk(jv v, jv_kind k)
-{
-	return jv_get_kind(v) == k;
-}
-
-static int
-is(jv v, const char *s)
-{
-	return isk(v, JV_KIND_STRING) && strcmp(jv_string_value(v), s) == 0;
-}
-
-static jv bad(const char *, ...) OXI_PRINTF(1, 2);
-
-static jv
-bad(const char *fmt, ...)
-{
-	char buf[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return jv_invalid_with_msg(jv_string(buf));
-}
-
-static jv
-textpart(jv s)
-{
-	return jv_object_set(jv_object(), jv_string("text"), s);
-}
 
 /* content (consumed) as parts appended to out */
 static jv
@@ -82,24 +38,25 @@ parts(jv out, jv content)
 	jv p, t;
 	int i, n;
 
-	if (isk(content, JV_KIND_STRING)) {
+	if (oxi_jis(content, JV_KIND_STRING)) {
 		if (jv_string_length_bytes(jv_copy(content)) > 0)
-			return jv_array_append(out, textpart(content));
+			return jv_array_append(out,
+			    oxi_llm_textpart(NULL, content));
 		jv_free(content);
 		return out;
 	}
-	if (!isk(content, JV_KIND_ARRAY)) {
+	if (!oxi_jis(content, JV_KIND_ARRAY)) {
 		jv_free(content);
 		return out;
 	}
 	n = jv_array_length(jv_copy(content));
 	for (i = 0; i < n; i++) {
 		p = jv_array_get(jv_copy(content), i);
-		t = get(p, "type");
-		if (isk(p, JV_KIND_STRING))
+		t = oxi_jget(p, "type");
+		if (oxi_jis(p, JV_KIND_STRING))
 			out = parts(out, p);
-		else if (isk(t, JV_KIND_STRING)) {	/* OpenAI-style parts */
-			out = parts(out, get(p, "text"));
+		else if (oxi_jis(t, JV_KIND_STRING)) {	/* OpenAI-style parts */
+			out = parts(out, oxi_jget(p, "text"));
 			jv_free(p);
 		} else
 			out = jv_array_append(out, p);	/* Gemini parts */
@@ -114,27 +71,7 @@ parts(jv out, jv content)
 static jv
 push(jv cs, const char *role, jv ps)
 {
-	int n = jv_array_length(jv_copy(cs));
-	jv last, r, c;
-
-	if (jv_array_length(jv_copy(ps)) == 0) {
-		jv_free(ps);
-		return cs;
-	}
-	if (n > 0) {
-		last = jv_array_get(jv_copy(cs), n - 1);
-		r = get(last, "role");
-		if (is(r, role)) {
-			c = jv_array_concat(get(last, "parts"), ps);
-			jv_free(r);
-			return jv_array_set(cs, n - 1, jv_object_set(last,
-			    jv_string("parts"), c));
-		}
-		jv_free(r);
-		jv_free(last);
-	}
-	return jv_array_append(cs, jv_object_set(jv_object_set(jv_object(),
-	    jv_string("role"), jv_string(role)), jv_string("parts"), ps));
+	return oxi_llm_push(cs, role, "parts", ps);
 }
 
 /* the name of the call id in the messages before i, or invalid */
@@ -146,13 +83,14 @@ callname(jv msgs, int i, const char *id)
 
 	for (j = i - 1; j >= 0; j--) {
 		m = jv_array_get(jv_copy(msgs), j);
-		tcs = get(m, "tool_calls");
-		n = isk(tcs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(tcs)) : 0;
+		tcs = oxi_jget(m, "tool_calls");
+		n = oxi_jis(tcs, JV_KIND_ARRAY) ?
+		    jv_array_length(jv_copy(tcs)) : 0;
 		for (k = 0; k < n; k++) {
 			tc = jv_array_get(jv_copy(tcs), k);
-			v = get(tc, "id");
-			if (is(v, id)) {
-				name = get(tc, "name");
+			v = oxi_jget(tc, "id");
+			if (oxi_jstr_is(v, id)) {
+				name = oxi_jget(tc, "name");
 				jv_free(v);
 				jv_free(tc);
 				jv_free(tcs);
@@ -176,30 +114,21 @@ calls(jv ps, jv tcs, int i)
 
 	for (j = 0; j < n; j++) {
 		tc = jv_array_get(jv_copy(tcs), j);
-		name = get(tc, "name");
-		if (!isk(name, JV_KIND_STRING)) {
+		name = oxi_jget(tc, "name");
+		if (!oxi_jis(name, JV_KIND_STRING)) {
 			jv_free(name);
 			jv_free(tc);
 			jv_free(tcs);
 			jv_free(ps);
-			return bad("messages[%d]: a tool call needs \"name\"",
-			    i);
+			return oxi_jbad("messages[%d]: a tool call needs"
+			    " \"name\"", i);
 		}
-		args = get(tc, "args");
-		if (isk(args, JV_KIND_STRING)) {
-			v = args;
-			args = jv_parse(jv_string_value(v));
-			jv_free(v);
-		}
-		if (!isk(args, JV_KIND_OBJECT)) {
-			jv_free(args);
-			args = jv_object();
-		}
+		args = oxi_llm_call_args(tc);
 		fc = jv_object_set(jv_object(), jv_string("name"), name);
 		fc = jv_object_set(fc, jv_string("args"), args);
 		p = jv_object_set(jv_object(), jv_string("functionCall"), fc);
-		v = get(tc, "signature");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(tc, "signature");
+		if (oxi_jis(v, JV_KIND_STRING))
 			p = jv_object_set(p, jv_string("thoughtSignature"), v);
 		else
 			jv_free(v);
@@ -220,8 +149,8 @@ thoughts(jv m)
 
 	for (i = 0; i < n; i++) {
 		p = jv_array_get(jv_copy(th), i);
-		s = get(p, "thoughtSignature");
-		if (isk(s, JV_KIND_STRING))
+		s = oxi_jget(p, "thoughtSignature");
+		if (oxi_jis(s, JV_KIND_STRING))
 			out = jv_array_append(out, p);
 		else
 			jv_free(p);
@@ -241,14 +170,14 @@ schema(jv s)
 	jv keys, k;
 	int i, n;
 
-	if (isk(s, JV_KIND_ARRAY)) {
+	if (oxi_jis(s, JV_KIND_ARRAY)) {
 		n = jv_array_length(jv_copy(s));
 		for (i = 0; i < n; i++)
 			s = jv_array_set(jv_copy(s), i,
 			    schema(jv_array_get(s, i)));
 		return s;
 	}
-	if (!isk(s, JV_KIND_OBJECT))
+	if (!oxi_jis(s, JV_KIND_OBJECT))
 		return s;
 	for (i = 0; drop[i]; i++)
 		s = jv_object_delete(s, jv_string(drop[i]));
@@ -266,33 +195,21 @@ schema(jv s)
 static jv
 tools(jv ts)
 {
-	jv out = jv_array(), t, fn, name, o, v;
+	jv out = jv_array(), t, o, v;
 	int i, n = jv_array_length(jv_copy(ts));
 
 	for (i = 0; i < n; i++) {
-		t = jv_array_get(jv_copy(ts), i);
-		fn = get(t, "function");
-		if (isk(fn, JV_KIND_OBJECT)) {
-			jv_free(t);
-			t = fn;
-		} else
-			jv_free(fn);
-		name = get(t, "name");
-		if (!isk(name, JV_KIND_STRING)) {
-			jv_free(name);
+		t = oxi_llm_tool_fn(jv_array_get(jv_copy(ts), i));
+		o = oxi_llm_tool_head(jv_object(), t, i);
+		if (!jv_is_valid(o)) {
 			jv_free(t);
 			jv_free(ts);
 			jv_free(out);
-			return bad("tools[%d] has no \"name\"", i);
+			return o;
 		}
-		o = jv_object_set(jv_object(), jv_string("name"), name);
-		v = get(t, "description");
-		if (isk(v, JV_KIND_STRING))
-			o = jv_object_set(o, jv_string("description"), v);
-		else
-			jv_free(v);
-		v = get(t, "parameters");
-		if (isk(v, JV_KIND_OBJECT) && jv_object_length(jv_copy(v)) > 0)
+		v = oxi_jget(t, "parameters");
+		if (oxi_jis(v, JV_KIND_OBJECT) &&
+		    jv_object_length(jv_copy(v)) > 0)
 			o = jv_object_set(o, jv_string("parameters"),
 			    schema(v));
 		else
@@ -320,26 +237,27 @@ gencfg(jv req)
 	int i;
 
 	for (i = 0; map[i][0]; i++) {
-		v = get(req, map[i][0]);
-		if (isk(v, JV_KIND_NUMBER))
+		v = oxi_jget(req, map[i][0]);
+		if (oxi_jis(v, JV_KIND_NUMBER))
 			g = jv_object_set(g, jv_string(map[i][1]), v);
 		else
 			jv_free(v);
 	}
-	v = get(req, "stop");
-	if (isk(v, JV_KIND_STRING))
+	v = oxi_jget(req, "stop");
+	if (oxi_jis(v, JV_KIND_STRING))
 		v = jv_array_append(jv_array(), v);
-	if (isk(v, JV_KIND_ARRAY))
+	if (oxi_jis(v, JV_KIND_ARRAY))
 		g = jv_object_set(g, jv_string("stopSequences"), v);
 	else
 		jv_free(v);
-	v = get(req, "thinking");
-	b = isk(v, JV_KIND_NUMBER) ? jv_copy(v) : get(v, "budget_tokens");
-	if (isk(v, JV_KIND_TRUE) || isk(b, JV_KIND_NUMBER)) {
+	v = oxi_jget(req, "thinking");
+	b = oxi_jis(v, JV_KIND_NUMBER) ? jv_copy(v) :
+	    oxi_jget(v, "budget_tokens");
+	if (oxi_jis(v, JV_KIND_TRUE) || oxi_jis(b, JV_KIND_NUMBER)) {
 		jv_free(v);
 		v = jv_object_set(jv_object(), jv_string("includeThoughts"),
 		    jv_true());
-		if (isk(b, JV_KIND_NUMBER))
+		if (oxi_jis(b, JV_KIND_NUMBER))
 			v = jv_object_set(v, jv_string("thinkingBudget"),
 			    jv_copy(b));
 		g = jv_object_set(g, jv_string("thinkingConfig"), v);
@@ -357,31 +275,31 @@ body(jv req, const struct oxi_llm_target *t)
 	int i, n;
 
 	(void)t;
-	msgs = get(req, "messages");
-	if (!isk(msgs, JV_KIND_ARRAY) || jv_array_length(jv_copy(msgs)) == 0) {
-		jv_free(msgs);
+	msgs = oxi_llm_messages(req);
+	if (!jv_is_valid(msgs)) {
 		jv_free(sys);
 		jv_free(out);
-		return bad("\"messages\" must be a non-empty array");
+		return msgs;
 	}
 	n = jv_array_length(jv_copy(msgs));
 	for (i = 0; i < n; i++) {
 		m = jv_array_get(jv_copy(msgs), i);
-		role = get(m, "role");
-		r = isk(role, JV_KIND_STRING) ? jv_string_value(role) : NULL;
-		if (!isk(m, JV_KIND_OBJECT) || !r) {
-			o = bad("messages[%d] has no \"role\"", i);
+		role = oxi_jget(m, "role");
+		r = oxi_jis(role, JV_KIND_STRING) ? jv_string_value(role) :
+		    NULL;
+		if (!oxi_jis(m, JV_KIND_OBJECT) || !r) {
+			o = oxi_jbad("messages[%d] has no \"role\"", i);
 			goto fail;
 		}
 		if (strcmp(r, "system") == 0 || strcmp(r, "developer") == 0) {
-			sys = parts(sys, get(m, "content"));
+			sys = parts(sys, oxi_jget(m, "content"));
 		} else if (strcmp(r, "user") == 0) {
 			out = push(out, "user", parts(jv_array(),
-			    get(m, "content")));
+			    oxi_jget(m, "content")));
 		} else if (strcmp(r, "assistant") == 0) {
-			ps = parts(thoughts(m), get(m, "content"));
-			v = get(m, "tool_calls");
-			if (isk(v, JV_KIND_ARRAY))
+			ps = parts(thoughts(m), oxi_jget(m, "content"));
+			v = oxi_jget(m, "tool_calls");
+			if (oxi_jis(v, JV_KIND_ARRAY))
 				ps = calls(ps, v, i);
 			else
 				jv_free(v);
@@ -391,29 +309,29 @@ body(jv req, const struct oxi_llm_target *t)
 			}
 			out = push(out, "model", ps);
 		} else if (strcmp(r, "tool") == 0) {
-			v = get(m, "tool_call_id");
-			name = isk(v, JV_KIND_STRING) ? callname(msgs, i,
+			v = oxi_jget(m, "tool_call_id");
+			name = oxi_jis(v, JV_KIND_STRING) ? callname(msgs, i,
 			    jv_string_value(v)) : jv_invalid();
 			jv_free(v);
-			if (!isk(name, JV_KIND_STRING)) {
+			if (!oxi_jis(name, JV_KIND_STRING)) {
 				jv_free(name);
-				name = get(m, "name");
+				name = oxi_jget(m, "name");
 			}
-			if (!isk(name, JV_KIND_STRING)) {
+			if (!oxi_jis(name, JV_KIND_STRING)) {
 				jv_free(name);
-				o = bad("messages[%d]: a tool message needs"
-				    " the \"tool_call_id\" of an earlier call",
-				    i);
+				o = oxi_jbad("messages[%d]: a tool message"
+				    " needs the \"tool_call_id\" of an earlier"
+				    " call", i);
 				goto fail;
 			}
-			v = get(m, "content");
-			if (isk(v, JV_KIND_NULL) || !jv_is_valid(v)) {
+			v = oxi_jget(m, "content");
+			if (oxi_jis(v, JV_KIND_NULL) || !jv_is_valid(v)) {
 				jv_free(v);
 				v = jv_string("");
-			} else if (!isk(v, JV_KIND_STRING))
+			} else if (!oxi_jis(v, JV_KIND_STRING))
 				v = jv_dump_string(v, 0);
-			o = get(m, "is_error");
-			v = jv_object_set(jv_object(), jv_string(isk(o,
+			o = oxi_jget(m, "is_error");
+			v = jv_object_set(jv_object(), jv_string(oxi_jis(o,
 			    JV_KIND_TRUE) ? "error" : "output"), v);
 			jv_free(o);
 			o = jv_object_set(jv_object(), jv_string("name"), name);
@@ -422,8 +340,8 @@ body(jv req, const struct oxi_llm_target *t)
 			    jv_string("functionResponse"), o);
 			out = push(out, "user", jv_array_append(jv_array(), o));
 		} else {
-			o = bad("messages[%d] has an unknown role '%.40s'", i,
-			    r);
+			o = oxi_jbad("messages[%d] has an unknown role"
+			    " '%.40s'", i, r);
 			goto fail;
 		}
 		jv_free(role);
@@ -433,7 +351,7 @@ body(jv req, const struct oxi_llm_target *t)
 	if (jv_array_length(jv_copy(out)) == 0) {
 		jv_free(sys);
 		jv_free(out);
-		return bad("no user or assistant message to send");
+		return oxi_jbad("no user or assistant message to send");
 	}
 	o = jv_object();
 	if (jv_array_length(jv_copy(sys)) > 0)
@@ -442,8 +360,9 @@ body(jv req, const struct oxi_llm_target *t)
 	else
 		jv_free(sys);
 	o = jv_object_set(o, jv_string("contents"), out);
-	v = get(req, "tools");
-	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+	v = oxi_jget(req, "tools");
+	if (oxi_jis(v, JV_KIND_ARRAY) &&
+	    jv_array_length(jv_copy(v)) > 0) {
 		v = tools(v);
 		if (!jv_is_valid(v)) {
 			jv_free(o);
@@ -485,29 +404,19 @@ url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
 	    ":generateContent");
 }
 
-static double
-num(jv obj, const char *key)
-{
-	jv v = get(obj, key);
-	double d = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : 0;
-
-	jv_free(v);
-	return d;
-}
-
 static void
 usage(struct gem *g, jv u)
 {
 	double th;
 
-	if (!isk(u, JV_KIND_OBJECT))
+	if (!oxi_jis(u, JV_KIND_OBJECT))
 		return;
-	th = num(u, "thoughtsTokenCount");
-	g->r.input = num(u, "promptTokenCount") +
-	    num(u, "toolUsePromptTokenCount");
-	g->r.output = num(u, "candidatesTokenCount") + th;
+	th = oxi_jnum(u, "thoughtsTokenCount", 0);
+	g->r.input = oxi_jnum(u, "promptTokenCount", 0) +
+	    oxi_jnum(u, "toolUsePromptTokenCount", 0);
+	g->r.output = oxi_jnum(u, "candidatesTokenCount", 0) + th;
 	g->r.reasoning = th;
-	g->r.cache_read = num(u, "cachedContentTokenCount");
+	g->r.cache_read = oxi_jnum(u, "cachedContentTokenCount", 0);
 }
 
 /* stores thought text gathered so far as one thought part */
@@ -516,7 +425,7 @@ flushthought(struct gem *g, jv sig)
 {
 	jv p;
 
-	if (g->thought.len == 0 && !isk(sig, JV_KIND_STRING)) {
+	if (g->thought.len == 0 && !oxi_jis(sig, JV_KIND_STRING)) {
 		jv_free(sig);
 		return;
 	}
@@ -525,7 +434,7 @@ flushthought(struct gem *g, jv sig)
 	    (int)g->thought.len));
 	if (g->thought.len > 0)
 		p = jv_object_set(p, jv_string("thought"), jv_true());
-	if (isk(sig, JV_KIND_STRING))
+	if (oxi_jis(sig, JV_KIND_STRING))
 		p = jv_object_set(p, jv_string("thoughtSignature"), sig);
 	else
 		jv_free(sig);
@@ -536,44 +445,45 @@ flushthought(struct gem *g, jv sig)
 static void
 part(struct gem *g, jv p)
 {
-	jv text = get(p, "text"), th = get(p, "thought"), sig, fc, v;
+	jv text = oxi_jget(p, "text"), th = oxi_jget(p, "thought"), sig, fc, v;
 	struct oxi_llm_call *c;
 
-	sig = get(p, "thoughtSignature");
-	fc = get(p, "functionCall");
-	if (isk(fc, JV_KIND_OBJECT)) {
+	sig = oxi_jget(p, "thoughtSignature");
+	fc = oxi_jget(p, "functionCall");
+	if (oxi_jis(fc, JV_KIND_OBJECT)) {
 		flushthought(g, jv_null());
 		c = oxi_llm_reply_call(&g->r, g->ncall++);
-		v = get(fc, "id");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(fc, "id");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&c->id, jv_string_value(v));
 		jv_free(v);
-		v = get(fc, "name");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(fc, "name");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&c->name, jv_string_value(v));
 		jv_free(v);
-		v = get(fc, "args");
-		if (isk(v, JV_KIND_OBJECT)) {
+		v = oxi_jget(fc, "args");
+		if (oxi_jis(v, JV_KIND_OBJECT)) {
 			v = jv_dump_string(v, 0);
 			oxi_buf_cats(&c->args, jv_string_value(v));
-		} else if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+		} else if (jv_is_valid(v) && !oxi_jis(v, JV_KIND_NULL))
 			oxi_buf_cats(&c->args, "[]");	/* not an object */
 		jv_free(v);
-		if (isk(sig, JV_KIND_STRING)) {
+		if (oxi_jis(sig, JV_KIND_STRING)) {
 			jv_free(c->extra);
 			c->extra = jv_object_set(jv_object(),
 			    jv_string("signature"), jv_copy(sig));
 		}
-	} else if (isk(text, JV_KIND_STRING) && isk(th, JV_KIND_TRUE)) {
+	} else if (oxi_jis(text, JV_KIND_STRING) && oxi_jis(th, JV_KIND_TRUE)) {
 		oxi_buf_cat(&g->thought, jv_string_value(text),
 		    jv_string_length_bytes(jv_copy(text)));
-		if (isk(sig, JV_KIND_STRING))
+		if (oxi_jis(sig, JV_KIND_STRING))
 			flushthought(g, jv_copy(sig));
-	} else if (isk(text, JV_KIND_STRING)) {
+	} else if (oxi_jis(text, JV_KIND_STRING)) {
 		flushthought(g, jv_null());
 		oxi_llm_reply_text(&g->r, jv_string_value(text),
 		    jv_string_length_bytes(jv_copy(text)));
-		if (isk(sig, JV_KIND_STRING))	/* kept as an empty part */
+		/* a signature is kept as an empty part */
+		if (oxi_jis(sig, JV_KIND_STRING))
 			flushthought(g, jv_copy(sig));
 	}
 	jv_free(text);
@@ -615,24 +525,24 @@ response(struct gem *g, jv o)
 	jv e, c, c0, ps, p, v, fb;
 	int i, n;
 
-	if (!isk(o, JV_KIND_OBJECT)) {
+	if (!oxi_jis(o, JV_KIND_OBJECT)) {
 		jv_free(o);
 		oxi_llm_reply_fail(&g->r, "bad_reply", 0, "a reply chunk is"
 		    " not an object");
 		return -1;
 	}
-	e = get(o, "error");
-	if (jv_is_valid(e) && !isk(e, JV_KIND_NULL)) {
+	e = oxi_jget(o, "error");
+	if (jv_is_valid(e) && !oxi_jis(e, JV_KIND_NULL)) {
 		jv_free(o);
 		oxi_llm_reply_perror(&g->r, e);
 		return -1;
 	}
 	jv_free(e);
-	c = get(o, "candidates");
-	fb = get(o, "promptFeedback");
-	v = get(o, "usageMetadata");
-	if (!isk(c, JV_KIND_ARRAY) && !isk(fb, JV_KIND_OBJECT) &&
-	    !isk(v, JV_KIND_OBJECT)) {
+	c = oxi_jget(o, "candidates");
+	fb = oxi_jget(o, "promptFeedback");
+	v = oxi_jget(o, "usageMetadata");
+	if (!oxi_jis(c, JV_KIND_ARRAY) && !oxi_jis(fb, JV_KIND_OBJECT) &&
+	    !oxi_jis(v, JV_KIND_OBJECT)) {
 		jv_free(c);
 		jv_free(fb);
 		jv_free(v);
@@ -643,27 +553,27 @@ response(struct gem *g, jv o)
 	}
 	usage(g, v);
 	jv_free(v);
-	v = get(fb, "blockReason");
-	if (isk(v, JV_KIND_STRING)) {
+	v = oxi_jget(fb, "blockReason");
+	if (oxi_jis(v, JV_KIND_STRING)) {
 		g->r.stop = "refusal";
 		g->r.ended = 1;
 	}
 	jv_free(v);
 	jv_free(fb);
-	c0 = isk(c, JV_KIND_ARRAY) && jv_array_length(jv_copy(c)) > 0 ?
+	c0 = oxi_jis(c, JV_KIND_ARRAY) && jv_array_length(jv_copy(c)) > 0 ?
 	    jv_array_get(jv_copy(c), 0) : jv_null();
-	v = get(c0, "content");
-	ps = get(v, "parts");
+	v = oxi_jget(c0, "content");
+	ps = oxi_jget(v, "parts");
 	jv_free(v);
-	n = isk(ps, JV_KIND_ARRAY) ? jv_array_length(jv_copy(ps)) : 0;
+	n = oxi_jis(ps, JV_KIND_ARRAY) ? jv_array_length(jv_copy(ps)) : 0;
 	for (i = 0; i < n; i++) {
 		p = jv_array_get(jv_copy(ps), i);
 		part(g, p);
 		jv_free(p);
 	}
 	jv_free(ps);
-	v = get(c0, "finishReason");
-	if (isk(v, JV_KIND_STRING) && !g->r.failed) {
+	v = oxi_jget(c0, "finishReason");
+	if (oxi_jis(v, JV_KIND_STRING) && !g->r.failed) {
 		flushthought(g, jv_null());
 		if (!g->r.stop || strcmp(g->r.stop, "end") == 0)
 			g->r.stop = finish(g, jv_string_value(v));
@@ -688,12 +598,7 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 	o = jv_parse_sized(data, (int)len);
 	if (!jv_is_valid(o)) {
 		jv_free(o);
-		if (g->eof)
-			oxi_llm_reply_fail(&g->r, "truncated", 1, "the reply"
-			    " stream ended inside an event");
-		else
-			oxi_llm_reply_fail(&g->r, "bad_reply", 1, "invalid"
-			    " JSON in the reply stream");
+		oxi_llm_wire_badevent(&g->w, &g->r);
 		return 1;
 	}
 	return response(g, o) < 0;
@@ -748,7 +653,7 @@ reader(oxi_llm_text_fn text, void *arg)
 {
 	struct gem *g = xcalloc(1, sizeof *g);
 
-	oxi_sse_init(&g->sse, onevent, g);
+	oxi_llm_wire_init(&g->w, onevent, g);
 	oxi_llm_reply_init(&g->r, text, arg);
 	return g;
 }
@@ -758,29 +663,11 @@ feed(void *rd, const char *p, size_t n)
 {
 	struct gem *g = rd;
 
-	if (g->r.failed)
-		return -1;
-	while (g->mode == 0 && n > 0) {
-		if (isspace((unsigned char)*p)) {
-			p++;
-			n--;
-		} else
-			g->mode = *p == '{' || *p == '[' ? 2 : 1;
-	}
-	if (n == 0)
-		return 0;
-	if (g->mode == 2) {
-		oxi_buf_cat(&g->json, p, n);
-		return 0;
-	}
-	rawlines(g, p, n);
-	if (oxi_sse_feed(&g->sse, p, n) < 0) {
-		if (g->sse.over)
-			oxi_llm_reply_fail(&g->r, "bad_reply", 0, "an event"
-			    " over the size cap");
-		return -1;
-	}
-	return 0;
+	/* an event stream's lines that are not event fields are kept too */
+	if (!g->r.failed && oxi_llm_sniff(&g->w.mode, "{[", &p, &n) ==
+	    OXI_LLM_SSE)
+		rawlines(g, p, n);
+	return oxi_llm_wire_feed(&g->w, &g->r, "{[", p, n);
 }
 
 /* the bare JSON (consumed): an error object, or an array of responses */
@@ -789,7 +676,7 @@ bare(struct gem *g, jv o)
 {
 	int i, n;
 
-	if (isk(o, JV_KIND_ARRAY)) {
+	if (oxi_jis(o, JV_KIND_ARRAY)) {
 		n = jv_array_length(jv_copy(o));
 		for (i = 0; i < n && !g->r.failed; i++)
 			response(g, jv_array_get(jv_copy(o), i));
@@ -807,9 +694,9 @@ result(void *rd, const char **code, int *retry)
 	struct gem *g = rd;
 	jv o;
 
-	if (g->mode == 2 && !g->r.failed && g->json.len > 0) {
-		o = jv_parse_sized(g->json.s, (int)g->json.len);
-		oxi_buf_reset(&g->json);
+	if (g->w.mode == OXI_LLM_JSON && !g->r.failed && g->w.json.len > 0) {
+		o = jv_parse_sized(g->w.json.s, (int)g->w.json.len);
+		oxi_buf_reset(&g->w.json);
 		if (!jv_is_valid(o)) {
 			jv_free(o);
 			oxi_llm_reply_fail(&g->r, "truncated", 1, "the reply"
@@ -817,17 +704,15 @@ result(void *rd, const char **code, int *retry)
 		} else
 			bare(g, o);
 	}
-	if (g->mode == 1 && !g->eof && !g->r.failed) {
-		g->eof = 1;
-		if (g->line.len > 0)
-			rawlines(g, "\n", 1);
-		oxi_sse_feed(&g->sse, "\n\n", 2);
-	}
-	if (g->mode == 1 && !g->r.failed && g->raw.len > 0) {
+	if (g->w.mode == OXI_LLM_SSE && !g->w.eof && !g->r.failed &&
+	    g->line.len > 0)
+		rawlines(g, "\n", 1);	/* a last line without its newline */
+	oxi_llm_wire_end(&g->w, &g->r);
+	if (g->w.mode == OXI_LLM_SSE && !g->r.failed && g->raw.len > 0) {
 		/* JSON lines outside the events: an error after a 200 */
 		o = jv_parse_sized(g->raw.s, (int)g->raw.len);
 		oxi_buf_reset(&g->raw);
-		if (isk(o, JV_KIND_OBJECT) || isk(o, JV_KIND_ARRAY))
+		if (oxi_jis(o, JV_KIND_OBJECT) || oxi_jis(o, JV_KIND_ARRAY))
 			bare(g, o);
 		else {
 			jv_free(o);
@@ -837,9 +722,6 @@ result(void *rd, const char **code, int *retry)
 	}
 	if (!g->r.failed)
 		flushthought(g, jv_null());
-	if (!g->r.failed && g->mode == 0)
-		oxi_llm_reply_fail(&g->r, "truncated", 1, "the reply was"
-		    " empty");
 	return oxi_llm_reply_result(&g->r, code, retry);
 }
 
@@ -858,8 +740,7 @@ rfree(void *rd)
 
 	if (!g)
 		return;
-	oxi_sse_free(&g->sse);
-	oxi_buf_free(&g->json);
+	oxi_llm_wire_free(&g->w);
 	oxi_buf_free(&g->line);
 	oxi_buf_free(&g->raw);
 	oxi_buf_free(&g->thought);

@@ -15,7 +15,6 @@
  * {"error":"..."} on a line fails the reply; no "done":true is a
  * truncated reply.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,62 +30,16 @@ struct oll {
 	struct oxi_llm_reply r;	/* the reply */
 };
 
-static jv
-get(jv obj, const char *key)
-{
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(obj), jv_string(key));
-}
-
-static int
-isk(jv v, jv_kind k)
-{
-	return jv_get_kind(v) == k;
-}
-
-static int
-is(jv v, const char *s)
-{
-	return isk(v, JV_KIND_STRING) && strcmp(jv_string_value(v), s) == 0;
-}
-
-static jv bad(const char *, ...) OXI_PRINTF(1, 2);
-
-static jv
-bad(const char *fmt, ...)
-{
-	char buf[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return jv_invalid_with_msg(jv_string(buf));
-}
-
 /* content (consumed) as a string: text parts joined */
 static jv
 text(jv c)
 {
 	struct oxi_buf b = OXI_BUF_INIT;
-	jv p, t;
-	int i, n;
+	jv t;
 
-	if (isk(c, JV_KIND_STRING))
+	if (oxi_jis(c, JV_KIND_STRING))
 		return c;
-	if (isk(c, JV_KIND_ARRAY)) {
-		n = jv_array_length(jv_copy(c));
-		for (i = 0; i < n; i++) {
-			p = jv_array_get(jv_copy(c), i);
-			t = isk(p, JV_KIND_STRING) ? jv_copy(p) :
-			    get(p, "text");
-			if (isk(t, JV_KIND_STRING))
-				oxi_buf_cats(&b, jv_string_value(t));
-			jv_free(t);
-			jv_free(p);
-		}
-	}
+	oxi_llm_content_cat(&b, c);
 	jv_free(c);
 	t = jv_string_sized(b.s ? b.s : "", (int)b.len);
 	oxi_buf_free(&b);
@@ -102,13 +55,14 @@ callname(jv msgs, int i, const char *id)
 
 	for (j = i - 1; j >= 0 && !jv_is_valid(name); j--) {
 		m = jv_array_get(jv_copy(msgs), j);
-		tcs = get(m, "tool_calls");
-		n = isk(tcs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(tcs)) : 0;
+		tcs = oxi_jget(m, "tool_calls");
+		n = oxi_jis(tcs, JV_KIND_ARRAY) ?
+		    jv_array_length(jv_copy(tcs)) : 0;
 		for (k = 0; k < n && !jv_is_valid(name); k++) {
 			tc = jv_array_get(jv_copy(tcs), k);
-			v = get(tc, "id");
-			if (is(v, id))
-				name = get(tc, "name");
+			v = oxi_jget(tc, "id");
+			if (oxi_jstr_is(v, id))
+				name = oxi_jget(tc, "name");
 			jv_free(v);
 			jv_free(tc);
 		}
@@ -121,30 +75,21 @@ callname(jv msgs, int i, const char *id)
 static jv
 calls(jv tcs, int i)
 {
-	jv out = jv_array(), tc, name, args, fn, v;
+	jv out = jv_array(), tc, name, args, fn;
 	int j, n = jv_array_length(jv_copy(tcs));
 
 	for (j = 0; j < n; j++) {
 		tc = jv_array_get(jv_copy(tcs), j);
-		name = get(tc, "name");
-		if (!isk(name, JV_KIND_STRING)) {
+		name = oxi_jget(tc, "name");
+		if (!oxi_jis(name, JV_KIND_STRING)) {
 			jv_free(name);
 			jv_free(tc);
 			jv_free(tcs);
 			jv_free(out);
-			return bad("messages[%d]: a tool call needs \"name\"",
-			    i);
+			return oxi_jbad("messages[%d]: a tool call needs"
+			    " \"name\"", i);
 		}
-		args = get(tc, "args");
-		if (isk(args, JV_KIND_STRING)) {
-			v = args;
-			args = jv_parse(jv_string_value(v));
-			jv_free(v);
-		}
-		if (!isk(args, JV_KIND_OBJECT)) {
-			jv_free(args);
-			args = jv_object();
-		}
+		args = oxi_llm_call_args(tc);
 		fn = jv_object_set(jv_object(), jv_string("name"), name);
 		fn = jv_object_set(fn, jv_string("arguments"), args);
 		out = jv_array_append(out, jv_object_set(jv_object(),
@@ -165,8 +110,8 @@ thinking(jv m)
 
 	for (i = 0; i < n; i++) {
 		b = jv_array_get(jv_copy(th), i);
-		t = get(b, "thinking");
-		if (isk(t, JV_KIND_STRING))
+		t = oxi_jget(b, "thinking");
+		if (oxi_jis(t, JV_KIND_STRING))
 			oxi_buf_cats(&s, jv_string_value(t));
 		jv_free(t);
 		jv_free(b);
@@ -180,40 +125,20 @@ thinking(jv m)
 static jv
 tools(jv ts)
 {
-	jv out = jv_array(), t, fn, name, o, v;
+	jv out = jv_array(), t, o;
 	int i, n = jv_array_length(jv_copy(ts));
 
 	for (i = 0; i < n; i++) {
-		t = jv_array_get(jv_copy(ts), i);
-		fn = get(t, "function");
-		if (isk(fn, JV_KIND_OBJECT)) {
-			jv_free(t);
-			t = fn;
-		} else
-			jv_free(fn);
-		name = get(t, "name");
-		if (!isk(name, JV_KIND_STRING)) {
-			jv_free(name);
+		t = oxi_llm_tool_fn(jv_array_get(jv_copy(ts), i));
+		o = oxi_llm_tool_head(jv_object(), t, i);
+		if (!jv_is_valid(o)) {
 			jv_free(t);
 			jv_free(ts);
 			jv_free(out);
-			return bad("tools[%d] has no \"name\"", i);
+			return o;
 		}
-		o = jv_object_set(jv_object(), jv_string("name"), name);
-		v = get(t, "description");
-		if (isk(v, JV_KIND_STRING))
-			o = jv_object_set(o, jv_string("description"), v);
-		else
-			jv_free(v);
-		v = get(t, "parameters");
-		if (!isk(v, JV_KIND_OBJECT)) {
-			jv_free(v);
-			v = jv_object_set(jv_object(), jv_string("type"),
-			    jv_string("object"));
-			v = jv_object_set(v, jv_string("properties"),
-			    jv_object());
-		}
-		o = jv_object_set(o, jv_string("parameters"), v);
+		o = jv_object_set(o, jv_string("parameters"),
+		    oxi_llm_params(oxi_jget(t, "parameters")));
 		out = jv_array_append(out, jv_object_set(jv_object_set(
 		    jv_object(), jv_string("type"), jv_string("function")),
 		    jv_string("function"), o));
@@ -234,24 +159,24 @@ options(jv req)
 		{ "seed", "seed" },
 		{ NULL, NULL }
 	};
-	jv o = get(req, "options"), v;
+	jv o = oxi_jget(req, "options"), v;
 	int i;
 
-	if (!isk(o, JV_KIND_OBJECT)) {
+	if (!oxi_jis(o, JV_KIND_OBJECT)) {
 		jv_free(o);
 		o = jv_object();
 	}
 	for (i = 0; map[i][0]; i++) {
-		v = get(req, map[i][0]);
-		if (isk(v, JV_KIND_NUMBER))
+		v = oxi_jget(req, map[i][0]);
+		if (oxi_jis(v, JV_KIND_NUMBER))
 			o = jv_object_set(o, jv_string(map[i][1]), v);
 		else
 			jv_free(v);
 	}
-	v = get(req, "stop");
-	if (isk(v, JV_KIND_STRING))
+	v = oxi_jget(req, "stop");
+	if (oxi_jis(v, JV_KIND_STRING))
 		v = jv_array_append(jv_array(), v);
-	if (isk(v, JV_KIND_ARRAY))
+	if (oxi_jis(v, JV_KIND_ARRAY))
 		o = jv_object_set(o, jv_string("stop"), v);
 	else
 		jv_free(v);
@@ -265,35 +190,35 @@ body(jv req, const struct oxi_llm_target *t)
 	const char *r;
 	int i, n;
 
-	msgs = get(req, "messages");
-	if (!isk(msgs, JV_KIND_ARRAY) || jv_array_length(jv_copy(msgs)) == 0) {
-		jv_free(msgs);
+	msgs = oxi_llm_messages(req);
+	if (!jv_is_valid(msgs)) {
 		jv_free(out);
-		return bad("\"messages\" must be a non-empty array");
+		return msgs;
 	}
 	n = jv_array_length(jv_copy(msgs));
 	for (i = 0; i < n; i++) {
 		m = jv_array_get(jv_copy(msgs), i);
-		role = get(m, "role");
-		r = isk(role, JV_KIND_STRING) ? jv_string_value(role) : NULL;
-		if (!isk(m, JV_KIND_OBJECT) || !r) {
-			o = bad("messages[%d] has no \"role\"", i);
+		role = oxi_jget(m, "role");
+		r = oxi_jis(role, JV_KIND_STRING) ? jv_string_value(role) :
+		    NULL;
+		if (!oxi_jis(m, JV_KIND_OBJECT) || !r) {
+			o = oxi_jbad("messages[%d] has no \"role\"", i);
 			goto fail;
 		}
 		if (strcmp(r, "developer") == 0)
 			r = "system";
 		if (strcmp(r, "system") != 0 && strcmp(r, "user") != 0 &&
 		    strcmp(r, "assistant") != 0 && strcmp(r, "tool") != 0) {
-			o = bad("messages[%d] has an unknown role '%.40s'", i,
-			    r);
+			o = oxi_jbad("messages[%d] has an unknown role"
+			    " '%.40s'", i, r);
 			goto fail;
 		}
 		o = jv_object_set(jv_object(), jv_string("role"),
 		    jv_string(r));
 		o = jv_object_set(o, jv_string("content"),
-		    text(get(m, "content")));
-		v = get(m, "images");
-		if (isk(v, JV_KIND_ARRAY))
+		    text(oxi_jget(m, "content")));
+		v = oxi_jget(m, "images");
+		if (oxi_jis(v, JV_KIND_ARRAY))
 			o = jv_object_set(o, jv_string("images"), v);
 		else
 			jv_free(v);
@@ -301,8 +226,8 @@ body(jv req, const struct oxi_llm_target *t)
 			v = thinking(m);
 			if (jv_is_valid(v))
 				o = jv_object_set(o, jv_string("thinking"), v);
-			v = get(m, "tool_calls");
-			if (isk(v, JV_KIND_ARRAY) &&
+			v = oxi_jget(m, "tool_calls");
+			if (oxi_jis(v, JV_KIND_ARRAY) &&
 			    jv_array_length(jv_copy(v)) > 0) {
 				v = calls(v, i);
 				if (!jv_is_valid(v)) {
@@ -315,15 +240,15 @@ body(jv req, const struct oxi_llm_target *t)
 			} else
 				jv_free(v);
 		} else if (strcmp(r, "tool") == 0) {
-			v = get(m, "tool_call_id");
-			name = isk(v, JV_KIND_STRING) ? callname(msgs, i,
+			v = oxi_jget(m, "tool_call_id");
+			name = oxi_jis(v, JV_KIND_STRING) ? callname(msgs, i,
 			    jv_string_value(v)) : jv_invalid();
 			jv_free(v);
-			if (!isk(name, JV_KIND_STRING)) {
+			if (!oxi_jis(name, JV_KIND_STRING)) {
 				jv_free(name);
-				name = get(m, "name");
+				name = oxi_jget(m, "name");
 			}
-			if (isk(name, JV_KIND_STRING))
+			if (oxi_jis(name, JV_KIND_STRING))
 				o = jv_object_set(o, jv_string("tool_name"),
 				    name);
 			else
@@ -337,8 +262,9 @@ body(jv req, const struct oxi_llm_target *t)
 	o = jv_object_set(jv_object(), jv_string("model"),
 	    jv_string(t->model));
 	o = jv_object_set(o, jv_string("messages"), out);
-	v = get(req, "tools");
-	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+	v = oxi_jget(req, "tools");
+	if (oxi_jis(v, JV_KIND_ARRAY) &&
+	    jv_array_length(jv_copy(v)) > 0) {
 		v = tools(v);
 		if (!jv_is_valid(v)) {
 			jv_free(o);
@@ -352,34 +278,31 @@ body(jv req, const struct oxi_llm_target *t)
 		o = jv_object_set(o, jv_string("options"), v);
 	else
 		jv_free(v);
-	v = get(req, "thinking");
-	if (isk(v, JV_KIND_OBJECT)) {
-		m = get(v, "effort");
+	v = oxi_jget(req, "thinking");
+	if (oxi_jis(v, JV_KIND_OBJECT)) {
+		m = oxi_jget(v, "effort");
 		jv_free(v);
 		v = m;
-		if (!isk(v, JV_KIND_STRING)) {
+		if (!oxi_jis(v, JV_KIND_STRING)) {
 			jv_free(v);
 			v = jv_true();
 		}
-	} else if (isk(v, JV_KIND_NUMBER)) {
+	} else if (oxi_jis(v, JV_KIND_NUMBER)) {
 		jv_free(v);
 		v = jv_true();
 	}
-	if (isk(v, JV_KIND_TRUE) || isk(v, JV_KIND_FALSE) ||
-	    isk(v, JV_KIND_STRING))
+	if (oxi_jis(v, JV_KIND_TRUE) || oxi_jis(v, JV_KIND_FALSE) ||
+	    oxi_jis(v, JV_KIND_STRING))
 		o = jv_object_set(o, jv_string("think"), v);
 	else
 		jv_free(v);
-	v = get(req, "keep_alive");
-	if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+	v = oxi_jget(req, "keep_alive");
+	if (jv_is_valid(v) && !oxi_jis(v, JV_KIND_NULL))
 		o = jv_object_set(o, jv_string("keep_alive"), v);
 	else
 		jv_free(v);
-	v = get(req, "stream");
-	o = jv_object_set(o, jv_string("stream"),
-	    jv_bool(!isk(v, JV_KIND_FALSE)));
-	jv_free(v);
-	return o;
+	return jv_object_set(o, jv_string("stream"),
+	    jv_bool(oxi_llm_stream(req)));
 
 fail:
 	jv_free(role);
@@ -397,42 +320,33 @@ url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
 	oxi_buf_cats(u, "/api/chat");
 }
 
-static double
-num(jv obj, const char *key)
-{
-	jv v = get(obj, key);
-	double d = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : 0;
-
-	jv_free(v);
-	return d;
-}
-
 static void
 toolcalls(struct oll *o, jv tcs)
 {
 	struct oxi_llm_call *c;
 	jv tc, fn, v;
-	int i, n = isk(tcs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(tcs)) : 0;
+	int i, n;
 
+	n = oxi_jis(tcs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(tcs)) : 0;
 	for (i = 0; i < n; i++) {
 		tc = jv_array_get(jv_copy(tcs), i);
-		fn = get(tc, "function");
+		fn = oxi_jget(tc, "function");
 		c = oxi_llm_reply_call(&o->r, o->ncall++);
-		v = get(tc, "id");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(tc, "id");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&c->id, jv_string_value(v));
 		jv_free(v);
-		v = get(fn, "name");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(fn, "name");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_buf_cats(&c->name, jv_string_value(v));
 		jv_free(v);
-		v = get(fn, "arguments");
-		if (isk(v, JV_KIND_STRING))	/* some versions: a JSON text */
+		v = oxi_jget(fn, "arguments");
+		if (oxi_jis(v, JV_KIND_STRING))	/* some versions: a JSON text */
 			oxi_buf_cats(&c->args, jv_string_value(v));
-		else if (isk(v, JV_KIND_OBJECT)) {
+		else if (oxi_jis(v, JV_KIND_OBJECT)) {
 			v = jv_dump_string(v, 0);
 			oxi_buf_cats(&c->args, jv_string_value(v));
-		} else if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+		} else if (jv_is_valid(v) && !oxi_jis(v, JV_KIND_NULL))
 			oxi_buf_cats(&c->args, "[]");	/* not an object */
 		jv_free(v);
 		jv_free(fn);
@@ -446,14 +360,14 @@ chunk(struct oll *o, jv c)
 {
 	jv e, m, v;
 
-	if (!isk(c, JV_KIND_OBJECT)) {
+	if (!oxi_jis(c, JV_KIND_OBJECT)) {
 		jv_free(c);
 		oxi_llm_reply_fail(&o->r, "bad_reply", 0, "a reply line is not"
 		    " an object");
 		return;
 	}
-	e = get(c, "error");
-	if (jv_is_valid(e) && !isk(e, JV_KIND_NULL)) {
+	e = oxi_jget(c, "error");
+	if (jv_is_valid(e) && !oxi_jis(e, JV_KIND_NULL)) {
 		jv_free(c);
 		oxi_llm_reply_perror(&o->r, e);
 		return;
@@ -463,29 +377,29 @@ chunk(struct oll *o, jv c)
 		jv_free(c);
 		return;
 	}
-	m = get(c, "message");
-	v = get(m, "thinking");
-	if (isk(v, JV_KIND_STRING))
+	m = oxi_jget(c, "message");
+	v = oxi_jget(m, "thinking");
+	if (oxi_jis(v, JV_KIND_STRING))
 		oxi_buf_cat(&o->thought, jv_string_value(v),
 		    jv_string_length_bytes(jv_copy(v)));
 	jv_free(v);
-	v = get(m, "content");
-	if (isk(v, JV_KIND_STRING))
+	v = oxi_jget(m, "content");
+	if (oxi_jis(v, JV_KIND_STRING))
 		oxi_llm_reply_text(&o->r, jv_string_value(v),
 		    jv_string_length_bytes(jv_copy(v)));
 	jv_free(v);
-	v = get(m, "tool_calls");
+	v = oxi_jget(m, "tool_calls");
 	toolcalls(o, v);
 	jv_free(v);
 	jv_free(m);
-	v = get(c, "done");
-	if (isk(v, JV_KIND_TRUE)) {
+	v = oxi_jget(c, "done");
+	if (oxi_jis(v, JV_KIND_TRUE)) {
 		o->r.ended = 1;
-		o->r.input = num(c, "prompt_eval_count");
-		o->r.output = num(c, "eval_count");
+		o->r.input = oxi_jnum(c, "prompt_eval_count", 0);
+		o->r.output = oxi_jnum(c, "eval_count", 0);
 		jv_free(v);
-		v = get(c, "done_reason");
-		if (is(v, "length"))
+		v = oxi_jget(c, "done_reason");
+		if (oxi_jstr_is(v, "length"))
 			o->r.stop = "length";
 	}
 	jv_free(v);

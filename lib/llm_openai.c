@@ -11,8 +11,6 @@
  * concatenated.  Some servers reuse index 0 for every call of a parallel
  * batch, so a new id at a known index starts a new call.
  */
-#include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +25,7 @@ struct call {
 
 struct oxi_openai {
 	struct oxi_sse sse;	/* event stream parser */
-	int mode;		/* 0 undecided, 1 event stream, 2 JSON */
+	int mode;		/* OXI_LLM_UNSEEN, _SSE or _JSON */
 	struct oxi_buf json;	/* a JSON reply, whole */
 	struct oxi_buf text;	/* content (and refusal) so far */
 	struct call *calls;	/* tool calls in order of appearance */
@@ -45,42 +43,13 @@ struct oxi_openai {
 	void *arg;		/* its argument */
 };
 
-/* obj[key] as a new reference; invalid if obj is not an object */
-static jv
-get(jv obj, const char *key)
-{
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(obj), jv_string(key));
-}
-
-static int
-isk(jv v, jv_kind k)
-{
-	return jv_get_kind(v) == k;
-}
-
-static jv bad(const char *, ...) OXI_PRINTF(1, 2);
-
-static jv
-bad(const char *fmt, ...)
-{
-	char buf[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return jv_invalid_with_msg(jv_string(buf));
-}
-
 /* arguments as a JSON text: objects are dumped, strings kept */
 static jv
 argtext(jv a)
 {
-	if (isk(a, JV_KIND_STRING))
+	if (oxi_jis(a, JV_KIND_STRING))
 		return a;
-	if (!jv_is_valid(a) || isk(a, JV_KIND_NULL)) {
+	if (!jv_is_valid(a) || oxi_jis(a, JV_KIND_NULL)) {
 		jv_free(a);
 		return jv_string("{}");
 	}
@@ -96,21 +65,22 @@ conv_calls(jv tcs, int i)
 
 	for (j = 0; j < n; j++) {
 		tc = jv_array_get(jv_copy(tcs), j);
-		id = get(tc, "id");
-		name = get(tc, "name");
-		if (!isk(id, JV_KIND_STRING) || !isk(name, JV_KIND_STRING)) {
+		id = oxi_jget(tc, "id");
+		name = oxi_jget(tc, "name");
+		if (!oxi_jis(id, JV_KIND_STRING) ||
+		    !oxi_jis(name, JV_KIND_STRING)) {
 			jv_free(tc);
 			jv_free(id);
 			jv_free(name);
 			jv_free(tcs);
 			jv_free(out);
-			return bad("messages[%d]: a tool call needs \"id\" and"
-			    " \"name\"", i);
+			return oxi_jbad("messages[%d]: a tool call needs"
+			    " \"id\" and \"name\"", i);
 		}
 		fn = jv_object();
 		fn = jv_object_set(fn, jv_string("name"), name);
 		fn = jv_object_set(fn, jv_string("arguments"),
-		    argtext(get(tc, "args")));
+		    argtext(oxi_jget(tc, "args")));
 		c = jv_object();
 		c = jv_object_set(c, jv_string("id"), id);
 		c = jv_object_set(c, jv_string("type"), jv_string("function"));
@@ -129,22 +99,22 @@ conv_msg(jv m, int i)
 	jv o, role, content, v;
 	const char *r;
 
-	if (!isk(m, JV_KIND_OBJECT))
-		return bad("messages[%d] is not an object", i);
-	role = get(m, "role");
-	if (!isk(role, JV_KIND_STRING)) {
+	if (!oxi_jis(m, JV_KIND_OBJECT))
+		return oxi_jbad("messages[%d] is not an object", i);
+	role = oxi_jget(m, "role");
+	if (!oxi_jis(role, JV_KIND_STRING)) {
 		jv_free(role);
-		return bad("messages[%d] has no \"role\"", i);
+		return oxi_jbad("messages[%d] has no \"role\"", i);
 	}
 	r = jv_string_value(role);
 	if (strcmp(r, "system") != 0 && strcmp(r, "user") != 0 &&
 	    strcmp(r, "assistant") != 0 && strcmp(r, "tool") != 0 &&
 	    strcmp(r, "developer") != 0) {
-		o = bad("messages[%d] has an unknown role '%.40s'", i, r);
+		o = oxi_jbad("messages[%d] has an unknown role '%.40s'", i, r);
 		jv_free(role);
 		return o;
 	}
-	content = get(m, "content");
+	content = oxi_jget(m, "content");
 	switch (jv_get_kind(content)) {
 	case JV_KIND_STRING: case JV_KIND_ARRAY: case JV_KIND_NULL:
 		break;
@@ -155,27 +125,29 @@ conv_msg(jv m, int i)
 	default:
 		jv_free(content);
 		jv_free(role);
-		return bad("messages[%d]: \"content\" must be a string", i);
+		return oxi_jbad("messages[%d]: \"content\" must be a string",
+		    i);
 	}
 	o = jv_object_set(jv_object(), jv_string("role"), jv_copy(role));
 	if (strcmp(r, "tool") == 0) {
-		v = get(m, "tool_call_id");
-		if (!isk(v, JV_KIND_STRING)) {
+		v = oxi_jget(m, "tool_call_id");
+		if (!oxi_jis(v, JV_KIND_STRING)) {
 			jv_free(v);
 			jv_free(content);
 			jv_free(role);
 			jv_free(o);
-			return bad("messages[%d]: a tool message needs"
+			return oxi_jbad("messages[%d]: a tool message needs"
 			    " \"tool_call_id\"", i);
 		}
-		if (isk(content, JV_KIND_NULL)) {
+		if (oxi_jis(content, JV_KIND_NULL)) {
 			jv_free(content);
 			content = jv_string("");
 		}
 		o = jv_object_set(o, jv_string("tool_call_id"), v);
 	} else if (strcmp(r, "assistant") == 0) {
-		v = get(m, "tool_calls");
-		if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+		v = oxi_jget(m, "tool_calls");
+		if (oxi_jis(v, JV_KIND_ARRAY) &&
+		    jv_array_length(jv_copy(v)) > 0) {
 			v = conv_calls(v, i);
 			if (!jv_is_valid(v)) {
 				jv_free(content);
@@ -186,13 +158,13 @@ conv_msg(jv m, int i)
 			o = jv_object_set(o, jv_string("tool_calls"), v);
 		} else
 			jv_free(v);
-	} else if (isk(content, JV_KIND_NULL)) {
+	} else if (oxi_jis(content, JV_KIND_NULL)) {
 		jv_free(content);
 		content = jv_string("");
 	}
 	o = jv_object_set(o, jv_string("content"), content);
-	v = get(m, "name");
-	if (isk(v, JV_KIND_STRING) && strcmp(r, "tool") != 0)
+	v = oxi_jget(m, "name");
+	if (oxi_jis(v, JV_KIND_STRING) && strcmp(r, "tool") != 0)
 		o = jv_object_set(o, jv_string("name"), v);
 	else
 		jv_free(v);
@@ -204,42 +176,28 @@ conv_msg(jv m, int i)
 static jv
 conv_tools(jv tools)
 {
-	jv out = jv_array(), t, name, fn, v;
+	jv out = jv_array(), t, fn, v;
 	int i, n = jv_array_length(jv_copy(tools));
 
 	for (i = 0; i < n; i++) {
 		t = jv_array_get(jv_copy(tools), i);
-		v = get(t, "function");
+		v = oxi_jget(t, "function");
 		/* a tool in OpenAI's shape already passes as it is */
-		if (isk(v, JV_KIND_OBJECT)) {
+		if (oxi_jis(v, JV_KIND_OBJECT)) {
 			jv_free(v);
 			out = jv_array_append(out, t);
 			continue;
 		}
 		jv_free(v);
-		name = get(t, "name");
-		if (!isk(name, JV_KIND_STRING)) {
-			jv_free(name);
+		fn = oxi_llm_tool_head(jv_object(), t, i);
+		if (!jv_is_valid(fn)) {
 			jv_free(t);
 			jv_free(tools);
 			jv_free(out);
-			return bad("tools[%d] has no \"name\"", i);
+			return fn;
 		}
-		fn = jv_object_set(jv_object(), jv_string("name"), name);
-		v = get(t, "description");
-		if (isk(v, JV_KIND_STRING))
-			fn = jv_object_set(fn, jv_string("description"), v);
-		else
-			jv_free(v);
-		v = get(t, "parameters");
-		if (!isk(v, JV_KIND_OBJECT)) {
-			jv_free(v);
-			v = jv_object_set(jv_object(), jv_string("type"),
-			    jv_string("object"));
-			v = jv_object_set(v, jv_string("properties"),
-			    jv_object());
-		}
-		fn = jv_object_set(fn, jv_string("parameters"), v);
+		fn = jv_object_set(fn, jv_string("parameters"),
+		    oxi_llm_params(oxi_jget(t, "parameters")));
 		v = jv_object_set(jv_object(), jv_string("type"),
 		    jv_string("function"));
 		v = jv_object_set(v, jv_string("function"), fn);
@@ -259,11 +217,9 @@ oxi_openai_body(jv req, const char *model)
 	jv msgs, out, body, v;
 	int i, n, stream;
 
-	msgs = get(req, "messages");
-	if (!isk(msgs, JV_KIND_ARRAY) || jv_array_length(jv_copy(msgs)) == 0) {
-		jv_free(msgs);
-		return bad("\"messages\" must be a non-empty array");
-	}
+	msgs = oxi_llm_messages(req);
+	if (!jv_is_valid(msgs))
+		return msgs;
 	out = jv_array();
 	n = jv_array_length(jv_copy(msgs));
 	for (i = 0; i < n; i++) {
@@ -280,8 +236,9 @@ oxi_openai_body(jv req, const char *model)
 	jv_free(msgs);
 	body = jv_object_set(jv_object(), jv_string("model"), jv_string(model));
 	body = jv_object_set(body, jv_string("messages"), out);
-	v = get(req, "tools");
-	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+	v = oxi_jget(req, "tools");
+	if (oxi_jis(v, JV_KIND_ARRAY) &&
+	    jv_array_length(jv_copy(v)) > 0) {
 		v = conv_tools(v);
 		if (!jv_is_valid(v)) {
 			jv_free(body);
@@ -290,17 +247,15 @@ oxi_openai_body(jv req, const char *model)
 		body = jv_object_set(body, jv_string("tools"), v);
 	} else
 		jv_free(v);
-	v = get(req, "stream");
-	stream = !isk(v, JV_KIND_FALSE);
-	jv_free(v);
+	stream = oxi_llm_stream(req);
 	body = jv_object_set(body, jv_string("stream"), jv_bool(stream));
 	if (stream)
 		body = jv_object_set(body, jv_string("stream_options"),
 		    jv_object_set(jv_object(), jv_string("include_usage"),
 		    jv_true()));
 	for (i = 0; pass[i]; i++) {
-		v = get(req, pass[i]);
-		if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+		v = oxi_jget(req, pass[i]);
+		if (jv_is_valid(v) && !oxi_jis(v, JV_KIND_NULL))
 			body = jv_object_set(body, jv_string(pass[i]), v);
 		else
 			jv_free(v);
@@ -327,31 +282,30 @@ failz(struct oxi_openai *o, const char *code, int retry, const char *msg)
 	fail(o, code, retry, msg, strlen(msg));
 }
 
-static int
-has(jv v, const char *word)
-{
-	return isk(v, JV_KIND_STRING) && strstr(jv_string_value(v), word);
-}
-
 /* an "error" inside a 200 reply (consumed) */
 static void
 provider_error(struct oxi_openai *o, jv e)
 {
-	jv msg = isk(e, JV_KIND_STRING) ? jv_copy(e) : get(e, "message");
-	jv type = get(e, "type"), code = get(e, "code");
+	jv msg = oxi_jis(e, JV_KIND_STRING) ? jv_copy(e) :
+	    oxi_jget(e, "message");
+	jv type = oxi_jget(e, "type"), code = oxi_jget(e, "code");
 	const char *c = "provider";
 	int retry = 0;
 
-	if (has(type, "rate_limit") || has(code, "rate_limit")) {
+	if (oxi_jstr_has(type, "rate_limit") ||
+	    oxi_jstr_has(code, "rate_limit")) {
 		c = "rate_limit";
 		retry = 1;
-	} else if (has(type, "server_error") || has(type, "overloaded") ||
-	    has(code, "server_error") || has(code, "overloaded") ||
-	    has(type, "timeout") || has(type, "unavailable")) {
+	} else if (oxi_jstr_has(type, "server_error") ||
+	    oxi_jstr_has(type, "overloaded") ||
+	    oxi_jstr_has(code, "server_error") ||
+	    oxi_jstr_has(code, "overloaded") ||
+	    oxi_jstr_has(type, "timeout") ||
+	    oxi_jstr_has(type, "unavailable")) {
 		c = "server";
 		retry = 1;
 	}
-	if (isk(msg, JV_KIND_STRING))
+	if (oxi_jis(msg, JV_KIND_STRING))
 		fail(o, c, retry, jv_string_value(msg),
 		    jv_string_length_bytes(jv_copy(msg)));
 	else
@@ -393,11 +347,13 @@ newcall(struct oxi_openai *o, int index)
 static void
 toolfrag(struct oxi_openai *o, jv tc, int pos)
 {
-	jv idx = get(tc, "index"), id = get(tc, "id"), fn = get(tc, "function");
-	jv name = get(fn, "name"), args = get(fn, "arguments");
+	jv idx = oxi_jget(tc, "index"), id = oxi_jget(tc, "id");
+	jv fn = oxi_jget(tc, "function");
+	jv name = oxi_jget(fn, "name"), args = oxi_jget(fn, "arguments");
 	struct call *c = NULL;
-	int index = isk(idx, JV_KIND_NUMBER) ? (int)jv_number_value(idx) : pos;
-	const char *ids = isk(id, JV_KIND_STRING) &&
+	int index = oxi_jis(idx, JV_KIND_NUMBER) ?
+	    (int)jv_number_value(idx) : pos;
+	const char *ids = oxi_jis(id, JV_KIND_STRING) &&
 	    jv_string_length_bytes(jv_copy(id)) > 0 ?
 	    jv_string_value(id) : NULL;
 	size_t i;
@@ -411,14 +367,14 @@ toolfrag(struct oxi_openai *o, jv tc, int pos)
 		c = newcall(o, index);
 	if (ids && c->id.len == 0)
 		oxi_buf_cats(&c->id, ids);
-	if (isk(name, JV_KIND_STRING) &&
+	if (oxi_jis(name, JV_KIND_STRING) &&
 	    jv_string_length_bytes(jv_copy(name)) > 0) {
 		/* some servers repeat the whole name in every fragment */
 		if (c->name.len == 0 || strcmp(c->name.s,
 		    jv_string_value(name)) != 0)
 			oxi_buf_cats(&c->name, jv_string_value(name));
 	}
-	if (jv_is_valid(args) && !isk(args, JV_KIND_NULL)) {
+	if (jv_is_valid(args) && !oxi_jis(args, JV_KIND_NULL)) {
 		args = argtext(args);	/* a string, or an object dumped */
 		oxi_buf_cat(&c->args, jv_string_value(args),
 		    jv_string_length_bytes(jv_copy(args)));
@@ -437,62 +393,64 @@ chunk(struct oxi_openai *o, jv c, int whole)
 	jv e, v, ch, c0, d, tcs;
 	int i, n;
 
-	if (!isk(c, JV_KIND_OBJECT)) {
+	if (!oxi_jis(c, JV_KIND_OBJECT)) {
 		jv_free(c);
 		failz(o, "bad_reply", 1, "a reply chunk is not an object");
 		return -1;
 	}
-	e = get(c, "error");
-	if (jv_is_valid(e) && !isk(e, JV_KIND_NULL)) {
+	e = oxi_jget(c, "error");
+	if (jv_is_valid(e) && !oxi_jis(e, JV_KIND_NULL)) {
 		jv_free(c);
 		provider_error(o, e);
 		return -1;
 	}
 	jv_free(e);
-	v = get(c, "usage");
-	if (isk(v, JV_KIND_OBJECT)) {
+	v = oxi_jget(c, "usage");
+	if (oxi_jis(v, JV_KIND_OBJECT)) {
 		jv_free(o->usage);
 		o->usage = v;
 	} else
 		jv_free(v);
-	ch = get(c, "choices");
+	ch = oxi_jget(c, "choices");
 	c0 = jv_invalid();
-	if (isk(ch, JV_KIND_ARRAY)) {
+	if (oxi_jis(ch, JV_KIND_ARRAY)) {
 		n = jv_array_length(jv_copy(ch));
 		for (i = 0; i < n && !jv_is_valid(c0); i++) {
 			c0 = jv_array_get(jv_copy(ch), i);
-			v = get(c0, "index");
-			if (isk(v, JV_KIND_NUMBER) && jv_number_value(v) != 0) {
+			v = oxi_jget(c0, "index");
+			if (oxi_jis(v, JV_KIND_NUMBER) &&
+			    jv_number_value(v) != 0) {
 				jv_free(c0);	/* only the first choice */
 				c0 = jv_invalid();
 			}
 			jv_free(v);
 		}
 	}
-	d = get(c0, whole ? "message" : "delta");
-	v = get(d, "content");
-	if (isk(v, JV_KIND_STRING))
+	d = oxi_jget(c0, whole ? "message" : "delta");
+	v = oxi_jget(d, "content");
+	if (oxi_jis(v, JV_KIND_STRING))
 		text(o, v);
 	jv_free(v);
-	v = get(d, "refusal");
-	if (isk(v, JV_KIND_STRING) && jv_string_length_bytes(jv_copy(v)) > 0) {
+	v = oxi_jget(d, "refusal");
+	if (oxi_jis(v, JV_KIND_STRING) &&
+	    jv_string_length_bytes(jv_copy(v)) > 0) {
 		o->refused = 1;
 		text(o, v);
 	}
 	jv_free(v);
-	tcs = get(d, "tool_calls");
-	if (isk(tcs, JV_KIND_ARRAY)) {
+	tcs = oxi_jget(d, "tool_calls");
+	if (oxi_jis(tcs, JV_KIND_ARRAY)) {
 		n = jv_array_length(jv_copy(tcs));
 		for (i = 0; i < n; i++) {
 			v = jv_array_get(jv_copy(tcs), i);
-			if (isk(v, JV_KIND_OBJECT))
+			if (oxi_jis(v, JV_KIND_OBJECT))
 				toolfrag(o, v, i);
 			jv_free(v);
 		}
 	}
 	jv_free(tcs);
-	v = get(c0, "finish_reason");
-	if (isk(v, JV_KIND_STRING))
+	v = oxi_jget(c0, "finish_reason");
+	if (oxi_jis(v, JV_KIND_STRING))
 		snprintf(o->finish, sizeof o->finish, "%s", jv_string_value(v));
 	jv_free(v);
 	jv_free(d);
@@ -524,7 +482,7 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 			    " stream");
 		return 1;
 	}
-	if (strcmp(type, "error") == 0 && !(isk(c, JV_KIND_OBJECT) &&
+	if (strcmp(type, "error") == 0 && !(oxi_jis(c, JV_KIND_OBJECT) &&
 	    jv_object_has(jv_copy(c), jv_string("error")))) {
 		provider_error(o, c);
 		return 1;
@@ -576,16 +534,9 @@ oxi_openai_feed(struct oxi_openai *o, const char *p, size_t n)
 {
 	if (o->failed)
 		return -1;
-	while (o->mode == 0 && n > 0) {
-		if (isspace((unsigned char)*p)) {
-			p++;
-			n--;
-		} else
-			o->mode = *p == '{' ? 2 : 1;
-	}
-	if (n == 0)
+	if (oxi_llm_sniff(&o->mode, "{", &p, &n) == 0)
 		return 0;
-	if (o->mode == 2) {
+	if (o->mode == OXI_LLM_JSON) {
 		oxi_buf_cat(&o->json, p, n);
 		return 0;
 	}
@@ -597,34 +548,24 @@ oxi_openai_feed(struct oxi_openai *o, const char *p, size_t n)
 	return 0;
 }
 
-static double
-num(jv obj, const char *key)
-{
-	jv v = get(obj, key);
-	double d = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : 0;
-
-	jv_free(v);
-	return d;
-}
-
 static jv
 usage(jv u)
 {
-	jv d = get(u, "prompt_tokens_details"), r = jv_object();
-	double cached = num(d, "cached_tokens");
+	jv d = oxi_jget(u, "prompt_tokens_details"), r = jv_object();
+	double cached = oxi_jnum(d, "cached_tokens", 0);
 
-	if (cached == 0)
-		cached = num(u, "prompt_cache_hit_tokens"); /* DeepSeek */
+	if (cached == 0)	/* DeepSeek */
+		cached = oxi_jnum(u, "prompt_cache_hit_tokens", 0);
 	r = jv_object_set(r, jv_string("input"),
-	    jv_number(num(u, "prompt_tokens")));
+	    jv_number(oxi_jnum(u, "prompt_tokens", 0)));
 	r = jv_object_set(r, jv_string("output"),
-	    jv_number(num(u, "completion_tokens")));
+	    jv_number(oxi_jnum(u, "completion_tokens", 0)));
 	r = jv_object_set(r, jv_string("cache_read"), jv_number(cached));
 	r = jv_object_set(r, jv_string("cache_write"), jv_number(0));
 	jv_free(d);
-	d = get(u, "completion_tokens_details");
+	d = oxi_jget(u, "completion_tokens_details");
 	r = jv_object_set(r, jv_string("reasoning"),
-	    jv_number(num(d, "reasoning_tokens")));
+	    jv_number(oxi_jnum(d, "reasoning_tokens", 0)));
 	jv_free(d);
 	return r;
 }
@@ -642,7 +583,7 @@ calls(struct oxi_openai *o)
 		k = &o->calls[i];
 		args = k->args.len > 0 ? jv_parse_sized(k->args.s,
 		    (int)k->args.len) : jv_object();
-		if (!isk(args, JV_KIND_OBJECT)) {
+		if (!oxi_jis(args, JV_KIND_OBJECT)) {
 			jv_free(args);
 			jv_free(out);
 			snprintf(msg, sizeof msg, "tool call %zu (%.60s):"
@@ -679,7 +620,7 @@ oxi_openai_result(struct oxi_openai *o, const char **code, int *retry)
 	jv tc, msg, r, c;
 	const char *stop;
 
-	if (o->mode == 2 && !o->failed) {
+	if (o->mode == OXI_LLM_JSON && !o->failed) {
 		c = jv_parse_sized(o->json.s, (int)o->json.len);
 		if (!jv_is_valid(c)) {
 			jv_free(c);
@@ -687,7 +628,7 @@ oxi_openai_result(struct oxi_openai *o, const char **code, int *retry)
 		} else if (chunk(o, c, 1) == 0)
 			o->done = 1;
 	}
-	if (!o->failed && o->mode == 0)
+	if (!o->failed && o->mode == OXI_LLM_UNSEEN)
 		failz(o, "truncated", 1, "the reply was empty");
 	if (!o->failed && !o->finish[0] && !o->done)
 		failz(o, "truncated", 1, "the reply stream ended early");
@@ -729,29 +670,29 @@ oxi_openai_errmsg(const char *body, size_t len)
 	if (len == 0)
 		return jv_invalid();
 	v = jv_parse_sized(body, (int)len);
-	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0)
+	if (oxi_jis(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0)
 		v = jv_array_get(v, 0);
-	if (!isk(v, JV_KIND_OBJECT)) {
+	if (!oxi_jis(v, JV_KIND_OBJECT)) {
 		jv_free(v);
 		return jv_invalid();
 	}
-	e = get(v, "error");
-	if (isk(e, JV_KIND_STRING)) {
+	e = oxi_jget(v, "error");
+	if (oxi_jis(e, JV_KIND_STRING)) {
 		jv_free(v);
 		return e;
 	}
-	m = get(e, "message");
+	m = oxi_jget(e, "message");
 	jv_free(e);
-	if (!isk(m, JV_KIND_STRING)) {
+	if (!oxi_jis(m, JV_KIND_STRING)) {
 		jv_free(m);
-		m = get(v, "message");
+		m = oxi_jget(v, "message");
 	}
-	if (!isk(m, JV_KIND_STRING)) {
+	if (!oxi_jis(m, JV_KIND_STRING)) {
 		jv_free(m);
-		m = get(v, "detail");
+		m = oxi_jget(v, "detail");
 	}
 	jv_free(v);
-	if (!isk(m, JV_KIND_STRING)) {
+	if (!oxi_jis(m, JV_KIND_STRING)) {
 		jv_free(m);
 		return jv_invalid();
 	}

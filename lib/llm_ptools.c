@@ -38,50 +38,6 @@ struct oxi_ptools {
 	int bad;		/* a block that is not a call: its number */
 };
 
-static jv
-get(jv obj, const char *key)
-{
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(obj), jv_string(key));
-}
-
-static int
-isk(jv v, jv_kind k)
-{
-	return jv_get_kind(v) == k;
-}
-
-static int
-is(jv v, const char *s)
-{
-	return isk(v, JV_KIND_STRING) && strcmp(jv_string_value(v), s) == 0;
-}
-
-/* the text of content (borrowed) appended to b */
-static void
-cat(struct oxi_buf *b, jv c)
-{
-	jv p, t;
-	int i, n;
-
-	if (isk(c, JV_KIND_STRING)) {
-		oxi_buf_cats(b, jv_string_value(c));
-		return;
-	}
-	if (!isk(c, JV_KIND_ARRAY))
-		return;
-	n = jv_array_length(jv_copy(c));
-	for (i = 0; i < n; i++) {
-		p = jv_array_get(jv_copy(c), i);
-		t = isk(p, JV_KIND_STRING) ? jv_copy(p) : get(p, "text");
-		if (isk(t, JV_KIND_STRING))
-			oxi_buf_cats(b, jv_string_value(t));
-		jv_free(t);
-		jv_free(p);
-	}
-}
-
 static void
 dump(struct oxi_buf *b, jv v)
 {
@@ -95,7 +51,7 @@ dump(struct oxi_buf *b, jv v)
 static void
 describe(struct oxi_buf *b, jv tools)
 {
-	jv t, fn, v;
+	jv t, v;
 	int i, n = jv_array_length(jv_copy(tools));
 
 	oxi_buf_cats(b,
@@ -113,23 +69,17 @@ describe(struct oxi_buf *b, jv tools)
 	    " here. When you need no tool, answer normally.\n\n"
 	    "Available tools:\n");
 	for (i = 0; i < n; i++) {
-		t = jv_array_get(jv_copy(tools), i);
-		fn = get(t, "function");
-		if (isk(fn, JV_KIND_OBJECT)) {
-			jv_free(t);
-			t = fn;
-		} else
-			jv_free(fn);
-		v = get(t, "name");
-		if (isk(v, JV_KIND_STRING)) {
+		t = oxi_llm_tool_fn(jv_array_get(jv_copy(tools), i));
+		v = oxi_jget(t, "name");
+		if (oxi_jis(v, JV_KIND_STRING)) {
 			oxi_buf_printf(b, "\n## %s\n", jv_string_value(v));
 			jv_free(v);
-			v = get(t, "description");
-			if (isk(v, JV_KIND_STRING))
+			v = oxi_jget(t, "description");
+			if (oxi_jis(v, JV_KIND_STRING))
 				oxi_buf_printf(b, "%s\n", jv_string_value(v));
 			jv_free(v);
-			v = get(t, "parameters");
-			if (isk(v, JV_KIND_OBJECT)) {
+			v = oxi_jget(t, "parameters");
+			if (oxi_jis(v, JV_KIND_OBJECT)) {
 				oxi_buf_cats(b, "Parameters (JSON Schema): ");
 				dump(b, v);
 				oxi_buf_putc(b, '\n');
@@ -145,28 +95,19 @@ describe(struct oxi_buf *b, jv tools)
 static void
 blocks(struct oxi_buf *b, jv tcs)
 {
-	jv tc, v, a, o;
+	jv tc, v, o;
 	int i, n = jv_array_length(jv_copy(tcs));
 
 	for (i = 0; i < n; i++) {
 		tc = jv_array_get(jv_copy(tcs), i);
-		v = get(tc, "name");
-		if (!isk(v, JV_KIND_STRING)) {
+		v = oxi_jget(tc, "name");
+		if (!oxi_jis(v, JV_KIND_STRING)) {
 			jv_free(v);
 			v = jv_string("");
 		}
 		o = jv_object_set(jv_object(), jv_string("name"), v);
-		a = get(tc, "args");
-		if (isk(a, JV_KIND_STRING)) {
-			v = a;
-			a = jv_parse(jv_string_value(v));
-			jv_free(v);
-		}
-		if (!isk(a, JV_KIND_OBJECT)) {
-			jv_free(a);
-			a = jv_object();
-		}
-		o = jv_object_set(o, jv_string("arguments"), a);
+		o = jv_object_set(o, jv_string("arguments"),
+		    oxi_llm_call_args(tc));
 		if (b->len > 0)
 			oxi_buf_putc(b, '\n');
 		oxi_buf_cats(b, OPEN);
@@ -186,15 +127,16 @@ callname(jv msgs, int i, const char *id, struct oxi_buf *name)
 	oxi_buf_reset(name);
 	for (j = i - 1; j >= 0 && name->len == 0; j--) {
 		m = jv_array_get(jv_copy(msgs), j);
-		tcs = get(m, "tool_calls");
-		n = isk(tcs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(tcs)) : 0;
+		tcs = oxi_jget(m, "tool_calls");
+		n = oxi_jis(tcs, JV_KIND_ARRAY) ?
+		    jv_array_length(jv_copy(tcs)) : 0;
 		for (k = 0; k < n && name->len == 0; k++) {
 			tc = jv_array_get(jv_copy(tcs), k);
-			v = get(tc, "id");
-			if (is(v, id)) {
+			v = oxi_jget(tc, "id");
+			if (oxi_jstr_is(v, id)) {
 				jv_free(v);
-				v = get(tc, "name");
-				if (isk(v, JV_KIND_STRING))
+				v = oxi_jget(tc, "name");
+				if (oxi_jis(v, JV_KIND_STRING))
 					oxi_buf_cats(name, jv_string_value(v));
 			}
 			jv_free(v);
@@ -221,8 +163,8 @@ oxi_ptools_request(jv req)
 	jv msgs, out = jv_array(), m, role, v, tools, r;
 	int i, n, sys = -1;
 
-	msgs = get(req, "messages");
-	if (!isk(msgs, JV_KIND_ARRAY)) {
+	msgs = oxi_jget(req, "messages");
+	if (!oxi_jis(msgs, JV_KIND_ARRAY)) {
 		jv_free(msgs);
 		jv_free(out);
 		return jv_invalid_with_msg(jv_string("\"messages\" must be a"
@@ -231,17 +173,18 @@ oxi_ptools_request(jv req)
 	n = jv_array_length(jv_copy(msgs));
 	for (i = 0; i < n; i++) {
 		m = jv_array_get(jv_copy(msgs), i);
-		role = get(m, "role");
-		if (is(role, "tool")) {
-			v = get(m, "tool_call_id");
+		role = oxi_jget(m, "role");
+		if (oxi_jstr_is(role, "tool")) {
+			v = oxi_jget(m, "tool_call_id");
 			oxi_buf_printf(&res, "%s<tool_result name=\"%s\">\n",
-			    res.len ? "\n" : "", isk(v, JV_KIND_STRING) ?
+			    res.len ? "\n" : "", oxi_jis(v, JV_KIND_STRING) ?
 			    callname(msgs, i, jv_string_value(v), &nm) : "");
 			jv_free(v);
-			v = get(m, "content");
-			if (isk(v, JV_KIND_STRING) || isk(v, JV_KIND_ARRAY))
-				cat(&res, v);
-			else if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+			v = oxi_jget(m, "content");
+			if (oxi_jis(v, JV_KIND_STRING) ||
+			    oxi_jis(v, JV_KIND_ARRAY))
+				oxi_llm_content_cat(&res, v);
+			else if (jv_is_valid(v) && !oxi_jis(v, JV_KIND_NULL))
 				dump(&res, jv_copy(v));
 			jv_free(v);
 			oxi_buf_cats(&res, "\n</tool_result>");
@@ -253,13 +196,13 @@ oxi_ptools_request(jv req)
 			out = jv_array_append(out, msg("user", &res));
 			oxi_buf_reset(&res);
 		}
-		if (is(role, "assistant")) {
-			v = get(m, "tool_calls");
-			if (isk(v, JV_KIND_ARRAY) &&
+		if (oxi_jstr_is(role, "assistant")) {
+			v = oxi_jget(m, "tool_calls");
+			if (oxi_jis(v, JV_KIND_ARRAY) &&
 			    jv_array_length(jv_copy(v)) > 0) {
 				oxi_buf_reset(&b);
-				r = get(m, "content");
-				cat(&b, r);
+				r = oxi_jget(m, "content");
+				oxi_llm_content_cat(&b, r);
 				jv_free(r);
 				blocks(&b, v);
 				m = jv_object_delete(m,
@@ -268,8 +211,8 @@ oxi_ptools_request(jv req)
 				    jv_string_sized(b.s, (int)b.len));
 			}
 			jv_free(v);
-		} else if (sys < 0 && (is(role, "system") ||
-		    is(role, "developer")))
+		} else if (sys < 0 && (oxi_jstr_is(role, "system") ||
+		    oxi_jstr_is(role, "developer")))
 			sys = jv_array_length(jv_copy(out));
 		out = jv_array_append(out, m);
 		jv_free(role);
@@ -277,13 +220,14 @@ oxi_ptools_request(jv req)
 	if (res.len > 0)
 		out = jv_array_append(out, msg("user", &res));
 	jv_free(msgs);
-	tools = get(req, "tools");
-	if (isk(tools, JV_KIND_ARRAY) && jv_array_length(jv_copy(tools)) > 0) {
+	tools = oxi_jget(req, "tools");
+	if (oxi_jis(tools, JV_KIND_ARRAY) &&
+	    jv_array_length(jv_copy(tools)) > 0) {
 		oxi_buf_reset(&b);
 		if (sys >= 0) {
 			m = jv_array_get(jv_copy(out), sys);
-			v = get(m, "content");
-			cat(&b, v);
+			v = oxi_jget(m, "content");
+			oxi_llm_content_cat(&b, v);
 			jv_free(v);
 			if (b.len > 0)
 				oxi_buf_cats(&b, "\n\n");
@@ -341,27 +285,27 @@ call(struct oxi_ptools *p, const char *s, size_t n)
 			n--;
 	}
 	c = n > 0 ? jv_parse_sized(s, (int)n) : jv_invalid();
-	name = get(c, "name");
-	args = get(c, "arguments");
+	name = oxi_jget(c, "name");
+	args = oxi_jget(c, "arguments");
 	if (!jv_is_valid(args)) {
 		jv_free(args);
-		args = get(c, "args");
+		args = oxi_jget(c, "args");
 	}
 	if (!jv_is_valid(args)) {
 		jv_free(args);
-		args = get(c, "parameters");
+		args = oxi_jget(c, "parameters");
 	}
-	if (isk(args, JV_KIND_STRING)) {
+	if (oxi_jis(args, JV_KIND_STRING)) {
 		v = args;
 		args = jv_parse(jv_string_value(v));
 		jv_free(v);
 	}
-	if (!jv_is_valid(args) || isk(args, JV_KIND_NULL)) {
+	if (!jv_is_valid(args) || oxi_jis(args, JV_KIND_NULL)) {
 		jv_free(args);
 		args = jv_object();
 	}
 	jv_free(c);
-	if (!isk(name, JV_KIND_STRING) || !isk(args, JV_KIND_OBJECT)) {
+	if (!oxi_jis(name, JV_KIND_STRING) || !oxi_jis(args, JV_KIND_OBJECT)) {
 		jv_free(name);
 		jv_free(args);
 		if (!p->bad)
@@ -470,9 +414,9 @@ oxi_ptools_result(struct oxi_ptools *p, const char **code, int *retry)
 		k = jv_array_length(jv_copy(p->calls));
 		call(p, p->hold.s ? p->hold.s : "", p->hold.len);
 		if (p->bad == k + 1) {
-			stop = get(r, "stop");
+			stop = oxi_jget(r, "stop");
 			snprintf(buf, sizeof buf, "an unfinished <tool_call>"
-			    " block%s", is(stop, "length") ?
+			    " block%s", oxi_jstr_is(stop, "length") ?
 			    " (reply cut at the token limit)" : "");
 			jv_free(stop);
 			jv_free(r);
@@ -494,9 +438,9 @@ oxi_ptools_result(struct oxi_ptools *p, const char **code, int *retry)
 		*retry = 0;
 		return jv_invalid_with_msg(jv_string(buf));
 	}
-	m = get(r, "message");
-	tc = get(m, "tool_calls");
-	if (!isk(tc, JV_KIND_ARRAY)) {
+	m = oxi_jget(r, "message");
+	tc = oxi_jget(m, "tool_calls");
+	if (!oxi_jis(tc, JV_KIND_ARRAY)) {
 		jv_free(tc);
 		tc = jv_array();
 	}
@@ -510,8 +454,8 @@ oxi_ptools_result(struct oxi_ptools *p, const char **code, int *retry)
 	k = jv_array_length(jv_copy(tc));
 	m = jv_object_set(m, jv_string("tool_calls"), tc);
 	r = jv_object_set(r, jv_string("message"), m);
-	stop = get(r, "stop");
-	if (k > 0 && is(stop, "end"))
+	stop = oxi_jget(r, "stop");
+	if (k > 0 && oxi_jstr_is(stop, "end"))
 		r = jv_object_set(r, jv_string("stop"), jv_string("tool_use"));
 	jv_free(stop);
 	return r;

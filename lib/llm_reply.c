@@ -8,7 +8,11 @@
  * oxi_llm_reply_result() then makes the {"message","stop","usage"} of an
  * llm.response, or the error: a reply without its terminal event is
  * "truncated", never a short success.
+ *
+ * Also shared: reading a reply that is one JSON document or an event
+ * stream (struct oxi_llm_wire), and small pieces of request bodies.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,21 +102,6 @@ oxi_llm_reply_fail(struct oxi_llm_reply *r, const char *code, int retry,
 	oxi_buf_cats(&r->err, buf);
 }
 
-static int
-has(jv v, const char *word)
-{
-	return jv_get_kind(v) == JV_KIND_STRING &&
-	    strstr(jv_string_value(v), word) != NULL;
-}
-
-static jv
-field(jv obj, const char *key)
-{
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(obj), jv_string(key));
-}
-
 void
 oxi_llm_reply_perror(struct oxi_llm_reply *r, jv e)
 {
@@ -124,31 +113,38 @@ oxi_llm_reply_perror(struct oxi_llm_reply *r, jv e)
 		msg = jv_copy(e);
 		type = code = status = jv_invalid();
 	} else {
-		msg = field(e, "message");
-		type = field(e, "type");
-		code = field(e, "code");
-		status = field(e, "status");
+		msg = oxi_jget(e, "message");
+		type = oxi_jget(e, "type");
+		code = oxi_jget(e, "code");
+		status = oxi_jget(e, "status");
 	}
 	for (k = 0; k < 3; k++) {
 		jv v = k == 0 ? type : k == 1 ? code : status;
 
-		if (has(v, "rate_limit") || has(v, "RESOURCE_EXHAUSTED")) {
+		if (oxi_jstr_has(v, "rate_limit") ||
+		    oxi_jstr_has(v, "RESOURCE_EXHAUSTED")) {
 			c = "rate_limit";
 			retry = 1;
 			break;
 		}
-		if (has(v, "overloaded") || has(v, "server_error") ||
-		    has(v, "api_error") || has(v, "timeout") ||
-		    has(v, "unavailable") || has(v, "UNAVAILABLE") ||
-		    has(v, "INTERNAL") || has(v, "DEADLINE_EXCEEDED") ||
-		    has(v, "CANCELLED")) {
+		if (oxi_jstr_has(v, "overloaded") ||
+		    oxi_jstr_has(v, "server_error") ||
+		    oxi_jstr_has(v, "api_error") ||
+		    oxi_jstr_has(v, "timeout") ||
+		    oxi_jstr_has(v, "unavailable") ||
+		    oxi_jstr_has(v, "UNAVAILABLE") ||
+		    oxi_jstr_has(v, "INTERNAL") ||
+		    oxi_jstr_has(v, "DEADLINE_EXCEEDED") ||
+		    oxi_jstr_has(v, "CANCELLED")) {
 			c = "server";
 			retry = 1;
 			break;
 		}
-		if (has(v, "authentication") || has(v, "permission") ||
-		    has(v, "invalid_api_key") || has(v, "UNAUTHENTICATED") ||
-		    has(v, "PERMISSION_DENIED")) {
+		if (oxi_jstr_has(v, "authentication") ||
+		    oxi_jstr_has(v, "permission") ||
+		    oxi_jstr_has(v, "invalid_api_key") ||
+		    oxi_jstr_has(v, "UNAUTHENTICATED") ||
+		    oxi_jstr_has(v, "PERMISSION_DENIED")) {
 			c = "auth";
 			break;
 		}
@@ -296,7 +292,7 @@ oxi_llm_reply_result(struct oxi_llm_reply *r, const char **code, int *retry)
 jv
 oxi_llm_thinking(jv msg, const char *dialect)
 {
-	jv th = field(msg, "thinking"), out = jv_array(), b, d;
+	jv th = oxi_jget(msg, "thinking"), out = jv_array(), b, d;
 	int i, n;
 
 	if (jv_get_kind(th) != JV_KIND_ARRAY) {
@@ -306,7 +302,7 @@ oxi_llm_thinking(jv msg, const char *dialect)
 	n = jv_array_length(jv_copy(th));
 	for (i = 0; i < n; i++) {
 		b = jv_array_get(jv_copy(th), i);
-		d = field(b, "dialect");
+		d = oxi_jget(b, "dialect");
 		if (jv_get_kind(d) == JV_KIND_STRING &&
 		    strcmp(jv_string_value(d), dialect) == 0)
 			out = jv_array_append(out, jv_object_delete(b,
@@ -317,4 +313,219 @@ oxi_llm_thinking(jv msg, const char *dialect)
 	}
 	jv_free(th);
 	return out;
+}
+
+void
+oxi_llm_wire_init(struct oxi_llm_wire *w, oxi_sse_fn fn, void *arg)
+{
+	memset(w, 0, sizeof *w);
+	oxi_sse_init(&w->sse, fn, arg);
+}
+
+void
+oxi_llm_wire_free(struct oxi_llm_wire *w)
+{
+	oxi_sse_free(&w->sse);
+	oxi_buf_free(&w->json);
+}
+
+int
+oxi_llm_sniff(int *mode, const char *json, const char **p, size_t *n)
+{
+	while (*mode == OXI_LLM_UNSEEN && *n > 0) {
+		if (isspace((unsigned char)**p)) {
+			(*p)++;
+			(*n)--;
+		} else
+			*mode = **p != '\0' && strchr(json, **p) ?
+			    OXI_LLM_JSON : OXI_LLM_SSE;
+	}
+	return *n > 0 ? *mode : 0;
+}
+
+int
+oxi_llm_wire_feed(struct oxi_llm_wire *w, struct oxi_llm_reply *r,
+    const char *json, const char *p, size_t n)
+{
+	if (r->failed)
+		return -1;
+	switch (oxi_llm_sniff(&w->mode, json, &p, &n)) {
+	case 0:
+		return 0;
+	case OXI_LLM_JSON:
+		oxi_buf_cat(&w->json, p, n);
+		return 0;
+	}
+	if (oxi_sse_feed(&w->sse, p, n) < 0) {
+		if (w->sse.over)
+			oxi_llm_reply_fail(r, "bad_reply", 0, "an event over"
+			    " the size cap");
+		return -1;
+	}
+	return 0;
+}
+
+void
+oxi_llm_wire_badevent(const struct oxi_llm_wire *w, struct oxi_llm_reply *r)
+{
+	if (w->eof)
+		oxi_llm_reply_fail(r, "truncated", 1, "the reply stream ended"
+		    " inside an event");
+	else
+		oxi_llm_reply_fail(r, "bad_reply", 1, "invalid JSON in the"
+		    " reply stream");
+}
+
+void
+oxi_llm_wire_end(struct oxi_llm_wire *w, struct oxi_llm_reply *r)
+{
+	if (w->mode == OXI_LLM_SSE && !w->eof && !r->failed) {
+		/* an event the stream ended without its blank line */
+		w->eof = 1;
+		oxi_sse_feed(&w->sse, "\n\n", 2);
+	}
+	if (!r->failed && w->mode == OXI_LLM_UNSEEN)
+		oxi_llm_reply_fail(r, "truncated", 1, "the reply was empty");
+}
+
+jv
+oxi_llm_textpart(const char *type, jv text)
+{
+	jv p = jv_object();
+
+	if (type)
+		p = jv_object_set(p, jv_string("type"), jv_string(type));
+	return jv_object_set(p, jv_string("text"), text);
+}
+
+void
+oxi_llm_content_cat(struct oxi_buf *b, jv c)
+{
+	jv p, t;
+	int i, n;
+
+	if (oxi_jis(c, JV_KIND_STRING)) {
+		oxi_buf_cats(b, jv_string_value(c));
+		return;
+	}
+	if (!oxi_jis(c, JV_KIND_ARRAY))
+		return;
+	n = jv_array_length(jv_copy(c));
+	for (i = 0; i < n; i++) {
+		p = jv_array_get(jv_copy(c), i);
+		t = oxi_jis(p, JV_KIND_STRING) ? jv_copy(p) :
+		    oxi_jget(p, "text");
+		if (oxi_jis(t, JV_KIND_STRING))
+			oxi_buf_cats(b, jv_string_value(t));
+		jv_free(t);
+		jv_free(p);
+	}
+}
+
+jv
+oxi_llm_call_args(jv tc)
+{
+	jv args = oxi_jget(tc, "args"), s;
+
+	if (oxi_jis(args, JV_KIND_STRING)) {
+		s = args;
+		args = jv_parse(jv_string_value(s));
+		jv_free(s);
+	}
+	if (!oxi_jis(args, JV_KIND_OBJECT)) {
+		jv_free(args);
+		args = jv_object();
+	}
+	return args;
+}
+
+jv
+oxi_llm_tool_fn(jv t)
+{
+	jv fn = oxi_jget(t, "function");
+
+	if (oxi_jis(fn, JV_KIND_OBJECT)) {
+		jv_free(t);
+		return fn;
+	}
+	jv_free(fn);
+	return t;
+}
+
+jv
+oxi_llm_params(jv v)
+{
+	if (oxi_jis(v, JV_KIND_OBJECT))
+		return v;
+	jv_free(v);
+	v = jv_object_set(jv_object(), jv_string("type"), jv_string("object"));
+	return jv_object_set(v, jv_string("properties"), jv_object());
+}
+
+jv
+oxi_llm_messages(jv req)
+{
+	jv msgs = oxi_jget(req, "messages");
+
+	if (!oxi_jis(msgs, JV_KIND_ARRAY) ||
+	    jv_array_length(jv_copy(msgs)) == 0) {
+		jv_free(msgs);
+		return oxi_jbad("\"messages\" must be a non-empty array");
+	}
+	return msgs;
+}
+
+int
+oxi_llm_stream(jv req)
+{
+	jv v = oxi_jget(req, "stream");
+	int on = !oxi_jis(v, JV_KIND_FALSE);
+
+	jv_free(v);
+	return on;
+}
+
+jv
+oxi_llm_push(jv msgs, const char *role, const char *key, jv items)
+{
+	int n = jv_array_length(jv_copy(msgs));
+	jv last, r, c;
+
+	if (jv_array_length(jv_copy(items)) == 0) {
+		jv_free(items);
+		return msgs;
+	}
+	if (n > 0) {
+		last = jv_array_get(jv_copy(msgs), n - 1);
+		r = oxi_jget(last, "role");
+		if (oxi_jstr_is(r, role)) {
+			c = jv_array_concat(oxi_jget(last, key), items);
+			jv_free(r);
+			return jv_array_set(msgs, n - 1, jv_object_set(last,
+			    jv_string(key), c));
+		}
+		jv_free(r);
+		jv_free(last);
+	}
+	return jv_array_append(msgs, jv_object_set(jv_object_set(jv_object(),
+	    jv_string("role"), jv_string(role)), jv_string(key), items));
+}
+
+jv
+oxi_llm_tool_head(jv o, jv t, int i)
+{
+	jv name = oxi_jget(t, "name"), v;
+
+	if (!oxi_jis(name, JV_KIND_STRING)) {
+		jv_free(name);
+		jv_free(o);
+		return oxi_jbad("tools[%d] has no \"name\"", i);
+	}
+	o = jv_object_set(o, jv_string("name"), name);
+	v = oxi_jget(t, "description");
+	if (oxi_jis(v, JV_KIND_STRING))
+		o = jv_object_set(o, jv_string("description"), v);
+	else
+		jv_free(v);
+	return o;
 }

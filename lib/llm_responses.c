@@ -17,56 +17,17 @@
  * response.completed, .incomplete or .failed; no [DONE]), or one
  * response object when not streamed.
  */
-#include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "oxi.h"
 
 struct resp {
-	struct oxi_sse sse;	/* event stream parser */
-	int mode;		/* 0 undecided, 1 event stream, 2 JSON */
-	int eof;		/* the reply ended: flushing the last event */
-	struct oxi_buf json;	/* a JSON reply, whole */
+	struct oxi_llm_wire w;	/* JSON or event stream */
 	jv reasoning;		/* reasoning items, an array */
 	int refused;		/* a refusal came */
 	struct oxi_llm_reply r;	/* the reply */
 };
-
-static jv
-get(jv obj, const char *key)
-{
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return jv_invalid();
-	return jv_object_get(jv_copy(obj), jv_string(key));
-}
-
-static int
-isk(jv v, jv_kind k)
-{
-	return jv_get_kind(v) == k;
-}
-
-static int
-is(jv v, const char *s)
-{
-	return isk(v, JV_KIND_STRING) && strcmp(jv_string_value(v), s) == 0;
-}
-
-static jv bad(const char *, ...) OXI_PRINTF(1, 2);
-
-static jv
-bad(const char *fmt, ...)
-{
-	char buf[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return jv_invalid_with_msg(jv_string(buf));
-}
 
 /* content (consumed) as a string, or parts of type kind */
 static jv
@@ -75,8 +36,8 @@ content(jv c, const char *kind)
 	jv out, p, t, v;
 	int i, n;
 
-	if (isk(c, JV_KIND_STRING) || !isk(c, JV_KIND_ARRAY)) {
-		if (!isk(c, JV_KIND_STRING)) {
+	if (oxi_jis(c, JV_KIND_STRING) || !oxi_jis(c, JV_KIND_ARRAY)) {
+		if (!oxi_jis(c, JV_KIND_STRING)) {
 			jv_free(c);
 			return jv_string("");
 		}
@@ -86,21 +47,19 @@ content(jv c, const char *kind)
 	n = jv_array_length(jv_copy(c));
 	for (i = 0; i < n; i++) {
 		p = jv_array_get(jv_copy(c), i);
-		t = get(p, "type");
-		v = get(p, "text");
-		if (isk(p, JV_KIND_STRING)) {
+		t = oxi_jget(p, "type");
+		v = oxi_jget(p, "text");
+		if (oxi_jis(p, JV_KIND_STRING)) {
 			v = p;
 			p = jv_null();
 		}
-		if (isk(v, JV_KIND_STRING) && (!jv_is_valid(t) ||
-		    is(t, "text") || is(t, "input_text") ||
-		    is(t, "output_text")))
-			out = jv_array_append(out, jv_object_set(jv_object_set(
-			    jv_object(), jv_string("type"), jv_string(kind)),
-			    jv_string("text"), v));
+		if (oxi_jis(v, JV_KIND_STRING) && (!jv_is_valid(t) ||
+		    oxi_jstr_is(t, "text") || oxi_jstr_is(t, "input_text") ||
+		    oxi_jstr_is(t, "output_text")))
+			out = jv_array_append(out, oxi_llm_textpart(kind, v));
 		else {
 			jv_free(v);
-			if (isk(p, JV_KIND_OBJECT))
+			if (oxi_jis(p, JV_KIND_OBJECT))
 				out = jv_array_append(out, jv_copy(p));
 		}
 		jv_free(p);
@@ -113,8 +72,8 @@ content(jv c, const char *kind)
 static int
 empty(jv c)
 {
-	return (isk(c, JV_KIND_STRING) || isk(c, JV_KIND_ARRAY)) &&
-	    (isk(c, JV_KIND_STRING) ? jv_string_length_bytes(jv_copy(c)) :
+	return (oxi_jis(c, JV_KIND_STRING) || oxi_jis(c, JV_KIND_ARRAY)) &&
+	    (oxi_jis(c, JV_KIND_STRING) ? jv_string_length_bytes(jv_copy(c)) :
 	    jv_array_length(jv_copy(c))) == 0;
 }
 
@@ -134,8 +93,8 @@ reasoning(jv items, jv m)
 
 	for (i = 0; i < n; i++) {
 		it = jv_array_get(jv_copy(th), i);
-		e = get(it, "encrypted_content");
-		if (isk(e, JV_KIND_STRING))
+		e = oxi_jget(it, "encrypted_content");
+		if (oxi_jis(e, JV_KIND_STRING))
 			items = jv_array_append(items, jv_object_delete(it,
 			    jv_string("status")));
 		else
@@ -154,23 +113,25 @@ calls(jv items, jv tcs, int i)
 
 	for (j = 0; j < n; j++) {
 		tc = jv_array_get(jv_copy(tcs), j);
-		id = get(tc, "id");
-		name = get(tc, "name");
-		if (!isk(id, JV_KIND_STRING) || !isk(name, JV_KIND_STRING)) {
+		id = oxi_jget(tc, "id");
+		name = oxi_jget(tc, "name");
+		if (!oxi_jis(id, JV_KIND_STRING) ||
+		    !oxi_jis(name, JV_KIND_STRING)) {
 			jv_free(tc);
 			jv_free(id);
 			jv_free(name);
 			jv_free(tcs);
 			jv_free(items);
-			return bad("messages[%d]: a tool call needs \"id\" and"
-			    " \"name\"", i);
+			return oxi_jbad("messages[%d]: a tool call needs"
+			    " \"id\" and \"name\"", i);
 		}
-		args = get(tc, "args");
-		if (!isk(args, JV_KIND_STRING) && !isk(args, JV_KIND_OBJECT)) {
+		args = oxi_jget(tc, "args");
+		if (!oxi_jis(args, JV_KIND_STRING) &&
+		    !oxi_jis(args, JV_KIND_OBJECT)) {
 			jv_free(args);
 			args = jv_object();
 		}
-		if (isk(args, JV_KIND_OBJECT))
+		if (oxi_jis(args, JV_KIND_OBJECT))
 			args = jv_dump_string(args, 0);
 		o = jv_object_set(jv_object(), jv_string("type"),
 		    jv_string("function_call"));
@@ -187,42 +148,21 @@ calls(jv items, jv tcs, int i)
 static jv
 tools(jv ts)
 {
-	jv out = jv_array(), t, fn, name, o, v;
+	jv out = jv_array(), t, o;
 	int i, n = jv_array_length(jv_copy(ts));
 
 	for (i = 0; i < n; i++) {
-		t = jv_array_get(jv_copy(ts), i);
-		fn = get(t, "function");
-		if (isk(fn, JV_KIND_OBJECT)) {
-			jv_free(t);
-			t = fn;
-		} else
-			jv_free(fn);
-		name = get(t, "name");
-		if (!isk(name, JV_KIND_STRING)) {
-			jv_free(name);
+		t = oxi_llm_tool_fn(jv_array_get(jv_copy(ts), i));
+		o = oxi_llm_tool_head(jv_object_set(jv_object(),
+		    jv_string("type"), jv_string("function")), t, i);
+		if (!jv_is_valid(o)) {
 			jv_free(t);
 			jv_free(ts);
 			jv_free(out);
-			return bad("tools[%d] has no \"name\"", i);
+			return o;
 		}
-		o = jv_object_set(jv_object(), jv_string("type"),
-		    jv_string("function"));
-		o = jv_object_set(o, jv_string("name"), name);
-		v = get(t, "description");
-		if (isk(v, JV_KIND_STRING))
-			o = jv_object_set(o, jv_string("description"), v);
-		else
-			jv_free(v);
-		v = get(t, "parameters");
-		if (!isk(v, JV_KIND_OBJECT)) {
-			jv_free(v);
-			v = jv_object_set(jv_object(), jv_string("type"),
-			    jv_string("object"));
-			v = jv_object_set(v, jv_string("properties"),
-			    jv_object());
-		}
-		o = jv_object_set(o, jv_string("parameters"), v);
+		o = jv_object_set(o, jv_string("parameters"),
+		    oxi_llm_params(oxi_jget(t, "parameters")));
 		out = jv_array_append(out, o);
 		jv_free(t);
 	}
@@ -247,24 +187,24 @@ body(jv req, const struct oxi_llm_target *t)
 	const char *r;
 	int i, n;
 
-	msgs = get(req, "messages");
-	if (!isk(msgs, JV_KIND_ARRAY) || jv_array_length(jv_copy(msgs)) == 0) {
-		jv_free(msgs);
+	msgs = oxi_llm_messages(req);
+	if (!jv_is_valid(msgs)) {
 		jv_free(items);
-		return bad("\"messages\" must be a non-empty array");
+		return msgs;
 	}
 	n = jv_array_length(jv_copy(msgs));
 	for (i = 0; i < n; i++) {
 		m = jv_array_get(jv_copy(msgs), i);
-		role = get(m, "role");
-		r = isk(role, JV_KIND_STRING) ? jv_string_value(role) : NULL;
-		if (!isk(m, JV_KIND_OBJECT) || !r) {
-			o = bad("messages[%d] has no \"role\"", i);
+		role = oxi_jget(m, "role");
+		r = oxi_jis(role, JV_KIND_STRING) ? jv_string_value(role) :
+		    NULL;
+		if (!oxi_jis(m, JV_KIND_OBJECT) || !r) {
+			o = oxi_jbad("messages[%d] has no \"role\"", i);
 			goto fail;
 		}
 		if (strcmp(r, "system") == 0 || strcmp(r, "developer") == 0) {
-			c = content(get(m, "content"), "input_text");
-			if (isk(c, JV_KIND_STRING) && !empty(c)) {
+			c = content(oxi_jget(m, "content"), "input_text");
+			if (oxi_jis(c, JV_KIND_STRING) && !empty(c)) {
 				if (sys.len > 0)
 					oxi_buf_cats(&sys, "\n\n");
 				oxi_buf_cats(&sys, jv_string_value(c));
@@ -276,17 +216,17 @@ body(jv req, const struct oxi_llm_target *t)
 				jv_free(c);
 		} else if (strcmp(r, "user") == 0) {
 			items = jv_array_append(items, message("user",
-			    content(get(m, "content"), "input_text")));
+			    content(oxi_jget(m, "content"), "input_text")));
 		} else if (strcmp(r, "assistant") == 0) {
 			items = reasoning(items, m);
-			c = content(get(m, "content"), "output_text");
+			c = content(oxi_jget(m, "content"), "output_text");
 			if (!empty(c))
 				items = jv_array_append(items,
 				    message("assistant", c));
 			else
 				jv_free(c);
-			v = get(m, "tool_calls");
-			if (isk(v, JV_KIND_ARRAY))
+			v = oxi_jget(m, "tool_calls");
+			if (oxi_jis(v, JV_KIND_ARRAY))
 				items = calls(items, v, i);
 			else
 				jv_free(v);
@@ -296,16 +236,17 @@ body(jv req, const struct oxi_llm_target *t)
 				goto fail;
 			}
 		} else if (strcmp(r, "tool") == 0) {
-			v = get(m, "tool_call_id");
-			if (!isk(v, JV_KIND_STRING)) {
+			v = oxi_jget(m, "tool_call_id");
+			if (!oxi_jis(v, JV_KIND_STRING)) {
 				jv_free(v);
-				o = bad("messages[%d]: a tool message needs"
-				    " \"tool_call_id\"", i);
+				o = oxi_jbad("messages[%d]: a tool message"
+				    " needs \"tool_call_id\"", i);
 				goto fail;
 			}
-			c = get(m, "content");
-			if (!isk(c, JV_KIND_STRING)) {
-				if (isk(c, JV_KIND_NULL) || !jv_is_valid(c)) {
+			c = oxi_jget(m, "content");
+			if (!oxi_jis(c, JV_KIND_STRING)) {
+				if (oxi_jis(c, JV_KIND_NULL) ||
+				    !jv_is_valid(c)) {
 					jv_free(c);
 					c = jv_string("");
 				} else
@@ -317,8 +258,8 @@ body(jv req, const struct oxi_llm_target *t)
 			o = jv_object_set(o, jv_string("output"), c);
 			items = jv_array_append(items, o);
 		} else {
-			o = bad("messages[%d] has an unknown role '%.40s'", i,
-			    r);
+			o = oxi_jbad("messages[%d] has an unknown role"
+			    " '%.40s'", i, r);
 			goto fail;
 		}
 		jv_free(role);
@@ -332,8 +273,9 @@ body(jv req, const struct oxi_llm_target *t)
 		    jv_string_sized(sys.s, (int)sys.len));
 	oxi_buf_free(&sys);
 	o = jv_object_set(o, jv_string("input"), items);
-	v = get(req, "tools");
-	if (isk(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0) {
+	v = oxi_jget(req, "tools");
+	if (oxi_jis(v, JV_KIND_ARRAY) &&
+	    jv_array_length(jv_copy(v)) > 0) {
 		v = tools(v);
 		if (!jv_is_valid(v)) {
 			jv_free(o);
@@ -345,26 +287,23 @@ body(jv req, const struct oxi_llm_target *t)
 	o = jv_object_set(o, jv_string("store"), jv_false());
 	o = jv_object_set(o, jv_string("include"), jv_array_append(jv_array(),
 	    jv_string("reasoning.encrypted_content")));
-	c = get(req, "thinking");
-	v = get(c, "effort");
+	c = oxi_jget(req, "thinking");
+	v = oxi_jget(c, "effort");
 	jv_free(c);
-	if (isk(v, JV_KIND_STRING))
+	if (oxi_jis(v, JV_KIND_STRING))
 		o = jv_object_set(o, jv_string("reasoning"),
 		    jv_object_set(jv_object(), jv_string("effort"), v));
 	else
 		jv_free(v);
 	for (i = 0; pass[i][0]; i++) {
-		v = get(req, pass[i][0]);
-		if (jv_is_valid(v) && !isk(v, JV_KIND_NULL))
+		v = oxi_jget(req, pass[i][0]);
+		if (jv_is_valid(v) && !oxi_jis(v, JV_KIND_NULL))
 			o = jv_object_set(o, jv_string(pass[i][1]), v);
 		else
 			jv_free(v);
 	}
-	v = get(req, "stream");
-	o = jv_object_set(o, jv_string("stream"),
-	    jv_bool(!isk(v, JV_KIND_FALSE)));
-	jv_free(v);
-	return o;
+	return jv_object_set(o, jv_string("stream"),
+	    jv_bool(oxi_llm_stream(req)));
 
 fail:
 	oxi_buf_free(&sys);
@@ -383,37 +322,28 @@ url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
 	oxi_buf_cats(u, "/responses");
 }
 
-static double
-num(jv obj, const char *key)
-{
-	jv v = get(obj, key);
-	double d = isk(v, JV_KIND_NUMBER) ? jv_number_value(v) : 0;
-
-	jv_free(v);
-	return d;
-}
-
 static void
 usage(struct resp *s, jv u)
 {
 	jv d;
 
-	if (!isk(u, JV_KIND_OBJECT))
+	if (!oxi_jis(u, JV_KIND_OBJECT))
 		return;
-	s->r.input = num(u, "input_tokens");
-	s->r.output = num(u, "output_tokens");
-	d = get(u, "input_tokens_details");
-	s->r.cache_read = num(d, "cached_tokens");
+	s->r.input = oxi_jnum(u, "input_tokens", 0);
+	s->r.output = oxi_jnum(u, "output_tokens", 0);
+	d = oxi_jget(u, "input_tokens_details");
+	s->r.cache_read = oxi_jnum(d, "cached_tokens", 0);
 	jv_free(d);
-	d = get(u, "output_tokens_details");
-	s->r.reasoning = num(d, "reasoning_tokens");
+	d = oxi_jget(u, "output_tokens_details");
+	s->r.reasoning = oxi_jnum(d, "reasoning_tokens", 0);
 	jv_free(d);
 }
 
 static void
 setstr(struct oxi_buf *b, jv v)
 {
-	if (isk(v, JV_KIND_STRING) && jv_string_length_bytes(jv_copy(v)) > 0) {
+	if (oxi_jis(v, JV_KIND_STRING) &&
+	    jv_string_length_bytes(jv_copy(v)) > 0) {
 		oxi_buf_reset(b);
 		oxi_buf_cat(b, jv_string_value(v),
 		    jv_string_length_bytes(jv_copy(v)));
@@ -425,29 +355,32 @@ setstr(struct oxi_buf *b, jv v)
 static void
 item(struct resp *s, long index, jv it, int done)
 {
-	jv type = get(it, "type"), cs, c, t, v;
+	jv type = oxi_jget(it, "type"), cs, c, t, v;
 	struct oxi_llm_call *k;
 	int i, n;
 
-	if (is(type, "function_call")) {
+	if (oxi_jstr_is(type, "function_call")) {
 		if (!(k = oxi_llm_reply_find(&s->r, index)))
 			k = oxi_llm_reply_call(&s->r, index);
-		setstr(&k->id, get(it, "call_id"));
-		setstr(&k->name, get(it, "name"));
+		setstr(&k->id, oxi_jget(it, "call_id"));
+		setstr(&k->name, oxi_jget(it, "name"));
 		if (done)
-			setstr(&k->args, get(it, "arguments"));
-	} else if (is(type, "reasoning") && done) {
+			setstr(&k->args, oxi_jget(it, "arguments"));
+	} else if (oxi_jstr_is(type, "reasoning") && done) {
 		s->reasoning = jv_array_append(s->reasoning, jv_copy(it));
-	} else if (is(type, "message") && done && s->mode == 2) {
-		cs = get(it, "content");
-		n = isk(cs, JV_KIND_ARRAY) ? jv_array_length(jv_copy(cs)) : 0;
+	} else if (oxi_jstr_is(type, "message") && done &&
+	    s->w.mode == OXI_LLM_JSON) {
+		cs = oxi_jget(it, "content");
+		n = oxi_jis(cs, JV_KIND_ARRAY) ?
+		    jv_array_length(jv_copy(cs)) : 0;
 		for (i = 0; i < n; i++) {
 			c = jv_array_get(jv_copy(cs), i);
-			t = get(c, "type");
-			v = get(c, is(t, "refusal") ? "refusal" : "text");
-			if (is(t, "refusal"))
+			t = oxi_jget(c, "type");
+			v = oxi_jget(c, oxi_jstr_is(t, "refusal") ? "refusal" :
+			    "text");
+			if (oxi_jstr_is(t, "refusal"))
 				s->refused = 1;
-			if (isk(v, JV_KIND_STRING))
+			if (oxi_jis(v, JV_KIND_STRING))
 				oxi_llm_reply_text(&s->r, jv_string_value(v),
 				    jv_string_length_bytes(jv_copy(v)));
 			jv_free(v);
@@ -466,12 +399,12 @@ end(struct resp *s, jv rs, const char *status)
 	jv out, it, t, v;
 	int i, n, fresh = 0;
 
-	v = get(rs, "usage");
+	v = oxi_jget(rs, "usage");
 	usage(s, v);
 	jv_free(v);
 	if (strcmp(status, "failed") == 0) {
-		v = get(rs, "error");
-		if (isk(v, JV_KIND_OBJECT))
+		v = oxi_jget(rs, "error");
+		if (oxi_jis(v, JV_KIND_OBJECT))
 			oxi_llm_reply_perror(&s->r, v);
 		else {
 			jv_free(v);
@@ -481,9 +414,10 @@ end(struct resp *s, jv rs, const char *status)
 		return;
 	}
 	if (strcmp(status, "incomplete") == 0) {
-		it = get(rs, "incomplete_details");
-		v = get(it, "reason");
-		s->r.stop = is(v, "content_filter") ? "refusal" : "length";
+		it = oxi_jget(rs, "incomplete_details");
+		v = oxi_jget(it, "reason");
+		s->r.stop = oxi_jstr_is(v, "content_filter") ? "refusal" :
+		    "length";
 		jv_free(v);
 		jv_free(it);
 	} else if (strcmp(status, "completed") != 0) {
@@ -492,16 +426,16 @@ end(struct resp *s, jv rs, const char *status)
 		return;
 	}
 	/* the final output's reasoning items are the ones to keep */
-	out = get(rs, "output");
-	n = isk(out, JV_KIND_ARRAY) ? jv_array_length(jv_copy(out)) : 0;
+	out = oxi_jget(rs, "output");
+	n = oxi_jis(out, JV_KIND_ARRAY) ? jv_array_length(jv_copy(out)) : 0;
 	for (i = 0; i < n; i++) {
 		it = jv_array_get(jv_copy(out), i);
-		t = get(it, "type");
-		if (is(t, "reasoning") && !fresh++) {
+		t = oxi_jget(it, "type");
+		if (oxi_jstr_is(t, "reasoning") && !fresh++) {
 			jv_free(s->reasoning);
 			s->reasoning = jv_array();
 		}
-		if (is(t, "reasoning") || s->mode == 2)
+		if (oxi_jstr_is(t, "reasoning") || s->w.mode == OXI_LLM_JSON)
 			item(s, i, it, 1);
 		jv_free(t);
 		jv_free(it);
@@ -512,25 +446,22 @@ end(struct resp *s, jv rs, const char *status)
 	s->r.ended = 1;
 }
 
+/* the "output_index" of event e, -1 if it is not a number */
 static long
-lnum(jv obj, const char *key)
+outindex(jv e)
 {
-	jv v = get(obj, key);
-	long n = isk(v, JV_KIND_NUMBER) ? (long)jv_number_value(v) : -1;
-
-	jv_free(v);
-	return n;
+	return (long)oxi_jnum(e, "output_index", -1);
 }
 
 /* one event (consumed): 0, or -1 once failed */
 static int
 event(struct resp *s, jv e)
 {
-	jv type = get(e, "type"), v;
+	jv type = oxi_jget(e, "type"), v;
 	struct oxi_llm_call *k;
 	const char *t;
 
-	if (!isk(type, JV_KIND_STRING)) {
+	if (!oxi_jis(type, JV_KIND_STRING)) {
 		jv_free(type);
 		jv_free(e);
 		oxi_llm_reply_fail(&s->r, "bad_reply", 1, "an event without a"
@@ -544,36 +475,37 @@ event(struct resp *s, jv e)
 	    strcmp(t, "response.refusal.delta") == 0) {
 		if (t[9] == 'r')
 			s->refused = 1;
-		v = get(e, "delta");
-		if (isk(v, JV_KIND_STRING))
+		v = oxi_jget(e, "delta");
+		if (oxi_jis(v, JV_KIND_STRING))
 			oxi_llm_reply_text(&s->r, jv_string_value(v),
 			    jv_string_length_bytes(jv_copy(v)));
 		jv_free(v);
 	} else if (strcmp(t, "response.function_call_arguments.delta") == 0) {
-		if ((k = oxi_llm_reply_find(&s->r, lnum(e, "output_index")))) {
-			v = get(e, "delta");
-			if (isk(v, JV_KIND_STRING))
+		if ((k = oxi_llm_reply_find(&s->r, outindex(e)))) {
+			v = oxi_jget(e, "delta");
+			if (oxi_jis(v, JV_KIND_STRING))
 				oxi_buf_cat(&k->args, jv_string_value(v),
 				    jv_string_length_bytes(jv_copy(v)));
 			jv_free(v);
 		}
 	} else if (strcmp(t, "response.function_call_arguments.done") == 0) {
-		if ((k = oxi_llm_reply_find(&s->r, lnum(e, "output_index"))))
-			setstr(&k->args, get(e, "arguments"));
+		if ((k = oxi_llm_reply_find(&s->r, outindex(e))))
+			setstr(&k->args, oxi_jget(e, "arguments"));
 	} else if (strcmp(t, "response.output_item.added") == 0 ||
 	    strcmp(t, "response.output_item.done") == 0) {
-		v = get(e, "item");
-		item(s, lnum(e, "output_index"), v, t[21] == 'd');
+		v = oxi_jget(e, "item");
+		item(s, outindex(e), v, t[21] == 'd');
 		jv_free(v);
 	} else if (strcmp(t, "response.completed") == 0 ||
 	    strcmp(t, "response.incomplete") == 0 ||
 	    strcmp(t, "response.failed") == 0) {
-		v = get(e, "response");
+		v = oxi_jget(e, "response");
 		end(s, v, t + 9);
 		jv_free(v);
 	} else if (strcmp(t, "error") == 0) {
-		v = get(e, "error");
-		if (!isk(v, JV_KIND_OBJECT) && !isk(v, JV_KIND_STRING)) {
+		v = oxi_jget(e, "error");
+		if (!oxi_jis(v, JV_KIND_OBJECT) &&
+		    !oxi_jis(v, JV_KIND_STRING)) {
 			jv_free(v);
 			v = jv_copy(e);
 		}
@@ -594,14 +526,9 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 	if (len == 6 && memcmp(data, "[DONE]", 6) == 0)
 		return 0;
 	e = jv_parse_sized(data, (int)len);
-	if (!jv_is_valid(e) || !isk(e, JV_KIND_OBJECT)) {
+	if (!jv_is_valid(e) || !oxi_jis(e, JV_KIND_OBJECT)) {
 		jv_free(e);
-		if (s->eof)
-			oxi_llm_reply_fail(&s->r, "truncated", 1, "the reply"
-			    " stream ended inside an event");
-		else
-			oxi_llm_reply_fail(&s->r, "bad_reply", 1, "invalid"
-			    " JSON in the reply stream");
+		oxi_llm_wire_badevent(&s->w, &s->r);
 		return 1;
 	}
 	return event(s, e) < 0;
@@ -612,7 +539,7 @@ reader(oxi_llm_text_fn text, void *arg)
 {
 	struct resp *s = xcalloc(1, sizeof *s);
 
-	oxi_sse_init(&s->sse, onevent, s);
+	oxi_llm_wire_init(&s->w, onevent, s);
 	oxi_llm_reply_init(&s->r, text, arg);
 	s->reasoning = jv_array();
 	return s;
@@ -623,28 +550,7 @@ feed(void *rd, const char *p, size_t n)
 {
 	struct resp *s = rd;
 
-	if (s->r.failed)
-		return -1;
-	while (s->mode == 0 && n > 0) {
-		if (isspace((unsigned char)*p)) {
-			p++;
-			n--;
-		} else
-			s->mode = *p == '{' ? 2 : 1;
-	}
-	if (n == 0)
-		return 0;
-	if (s->mode == 2) {
-		oxi_buf_cat(&s->json, p, n);
-		return 0;
-	}
-	if (oxi_sse_feed(&s->sse, p, n) < 0) {
-		if (s->sse.over)
-			oxi_llm_reply_fail(&s->r, "bad_reply", 0, "an event"
-			    " over the size cap");
-		return -1;
-	}
-	return 0;
+	return oxi_llm_wire_feed(&s->w, &s->r, "{", p, n);
 }
 
 static jv
@@ -654,16 +560,16 @@ result(void *rd, const char **code, int *retry)
 	jv o, v;
 	int i, n;
 
-	if (s->mode == 2 && !s->r.failed && !s->r.ended) {
-		o = jv_parse_sized(s->json.s, (int)s->json.len);
-		v = get(o, "status");
+	if (s->w.mode == OXI_LLM_JSON && !s->r.failed && !s->r.ended) {
+		o = jv_parse_sized(s->w.json.s, (int)s->w.json.len);
+		v = oxi_jget(o, "status");
 		if (!jv_is_valid(o)) {
 			oxi_llm_reply_fail(&s->r, "truncated", 1, "the reply"
 			    " is not valid JSON");
 		} else if (jv_object_has(jv_copy(o), jv_string("error")) &&
-		    !isk(v, JV_KIND_STRING)) {
-			oxi_llm_reply_perror(&s->r, get(o, "error"));
-		} else if (isk(v, JV_KIND_STRING))
+		    !oxi_jis(v, JV_KIND_STRING)) {
+			oxi_llm_reply_perror(&s->r, oxi_jget(o, "error"));
+		} else if (oxi_jis(v, JV_KIND_STRING))
 			end(s, o, jv_string_value(v));
 		else
 			oxi_llm_reply_fail(&s->r, "bad_reply", 0, "the reply"
@@ -671,13 +577,7 @@ result(void *rd, const char **code, int *retry)
 		jv_free(v);
 		jv_free(o);
 	}
-	if (s->mode == 1 && !s->eof && !s->r.failed) {
-		s->eof = 1;
-		oxi_sse_feed(&s->sse, "\n\n", 2);
-	}
-	if (!s->r.failed && s->mode == 0)
-		oxi_llm_reply_fail(&s->r, "truncated", 1, "the reply was"
-		    " empty");
+	oxi_llm_wire_end(&s->w, &s->r);
 	if (!s->r.failed && s->r.ended) {
 		n = jv_array_length(jv_copy(s->reasoning));
 		for (i = 0; i < n; i++)
@@ -704,8 +604,7 @@ rfree(void *rd)
 
 	if (!s)
 		return;
-	oxi_sse_free(&s->sse);
-	oxi_buf_free(&s->json);
+	oxi_llm_wire_free(&s->w);
 	jv_free(s->reasoning);
 	oxi_llm_reply_free(&s->r);
 	free(s);

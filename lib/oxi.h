@@ -221,6 +221,25 @@ jv oxi_msg_error(const char *ref, const char *code, const char *msg,
 /* a string or a number as a string, for platform ids; consumes v */
 jv oxi_msg_idstr(jv v);
 
+/*
+ * jv.c: small accessors for JSON values.  The exception to the rule at
+ * the top (a callee consumes its jv arguments unless its name ends in
+ * "_peek"): these only look at their jv argument, so they borrow it, and
+ * a jv they return is the caller's.
+ */
+/* obj[key] as a new reference; invalid if obj is not an object */
+jv oxi_jget(jv obj, const char *key);
+/* 1 if v is of kind k */
+int oxi_jis(jv v, jv_kind k);
+/* 1 if v is the string s */
+int oxi_jstr_is(jv v, const char *s);
+/* 1 if v is a string holding word */
+int oxi_jstr_has(jv v, const char *word);
+/* the number obj[key], or dflt if that is not a number */
+double oxi_jnum(jv obj, const char *key, double dflt);
+/* an invalid jv with the message fmt (cut to 199 bytes) */
+jv oxi_jbad(const char *fmt, ...) OXI_PRINTF(1, 2);
+
 /* id.c: ids and times */
 #define OXI_ID_LEN	26
 /* a new ULID: 26 characters, sortable by time, unique in the process */
@@ -683,6 +702,46 @@ int oxi_llm_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
  */
 void oxi_llm_scrub(struct oxi_buf *out, const char *msg, size_t len,
     const char *key);
+/*
+ * A request in flight, as llm.c and embed.c keep it for its callbacks
+ * and error records.
+ */
+struct oxi_llm_job {
+	char *id;			/* request id */
+	char *model;			/* "provider/model" as requested */
+	char *key;			/* API key, to mask, or NULL */
+	const char *prov;		/* provider name, for messages */
+	const struct oxi_llm_cfg *cfg;	/* callbacks */
+};
+/*
+ * Resolves the model of request rec (borrowed): its "model", else cfg's.
+ * 0 with *model (borrowed from rec or cfg) and *t set, or -1 with an
+ * error record in *err.
+ */
+int oxi_llm_job_target(jv rec, const struct oxi_llm_cfg *,
+    struct oxi_llm_target *t, const char **model, jv *err);
+/* copies id, model, and t's key and provider name; keeps cfg */
+void oxi_llm_job_init(struct oxi_llm_job *, const char *id,
+    const char *model, const struct oxi_llm_target *t,
+    const struct oxi_llm_cfg *);
+/* wipes the key and frees the copies (not the struct) */
+void oxi_llm_job_free(struct oxi_llm_job *);
+/*
+ * An error record about the job: "provider: msg" with msg[0..len)
+ * scrubbed, its "model", and "retry_after" when retry_after >= 0.
+ */
+jv oxi_llm_job_error(const struct oxi_llm_job *, const char *code,
+    const char *msg, size_t len, int retry, long retry_after);
+/* the error record of a transfer that ended without a 2xx reply */
+jv oxi_llm_job_httperr(const struct oxi_llm_job *,
+    const struct oxi_http_res *);
+/*
+ * Starts req (url, headers, data, done and arg set by the caller) with
+ * the JSON text s (borrowed) as its body and the job's timeouts.
+ * OXI_LLM_STARTED, or OXI_LLM_FAIL with an error record in *err.
+ */
+int oxi_llm_job_post(const struct oxi_llm_job *, struct oxi_http_loop *,
+    struct oxi_http_req *req, jv s, jv *err);
 
 /*
  * llm_reply.c: a reply as the dialects assemble it.  A thinking block is
@@ -735,6 +794,77 @@ jv oxi_llm_reply_result(struct oxi_llm_reply *, const char **code,
     int *retry);
 /* the thinking blocks of message msg (borrowed) for dialect, untagged */
 jv oxi_llm_thinking(jv msg, const char *dialect);
+/*
+ * A reply that is one JSON document or an event stream, told apart by
+ * its first byte that is not white space (the readers of
+ * llm_anthropic.c, llm_gemini.c and llm_responses.c keep one).
+ */
+enum { OXI_LLM_UNSEEN, OXI_LLM_SSE, OXI_LLM_JSON };
+struct oxi_llm_wire {
+	struct oxi_sse sse;	/* event stream parser */
+	int mode;		/* OXI_LLM_UNSEEN, _SSE or _JSON */
+	int eof;		/* the reply ended: flushing the last event */
+	struct oxi_buf json;	/* a JSON reply, whole */
+};
+/* an empty wire whose events go to fn with arg */
+void oxi_llm_wire_init(struct oxi_llm_wire *, oxi_sse_fn fn, void *arg);
+void oxi_llm_wire_free(struct oxi_llm_wire *);
+/*
+ * Decides *mode, once, at the first byte of *p[0..*n) that is not white
+ * space, skipping the white space before it: OXI_LLM_JSON if that byte
+ * is one of json ("{" or "{["), else OXI_LLM_SSE.  Returns *mode, or 0
+ * when no byte is left (*n is 0).
+ */
+int oxi_llm_sniff(int *mode, const char *json, const char **p, size_t *n);
+/*
+ * Reply bytes split anywhere, json as for oxi_llm_sniff: a JSON reply is
+ * kept in w->json, an event stream goes to w->sse.  0, or -1 once r has
+ * failed (an event over the size cap fails it as "bad_reply").
+ */
+int oxi_llm_wire_feed(struct oxi_llm_wire *, struct oxi_llm_reply *r,
+    const char *json, const char *p, size_t n);
+/* fails r for an event whose data is not JSON: "truncated" when the
+ * stream ended inside it, else "bad_reply" */
+void oxi_llm_wire_badevent(const struct oxi_llm_wire *,
+    struct oxi_llm_reply *r);
+/*
+ * At the end of the reply, after its JSON (if any) was read: dispatches
+ * the event the stream ended without its blank line (w->eof set first),
+ * and fails r as "truncated" if no byte came.
+ */
+void oxi_llm_wire_end(struct oxi_llm_wire *, struct oxi_llm_reply *r);
+/* pieces of request bodies: a jv argument is consumed, as the rule at
+ * the top says, unless it is marked borrowed */
+/* {"type":type,"text":text}, or {"text":text} when type is NULL */
+jv oxi_llm_textpart(const char *type, jv text);
+/* appends the text of message content c (borrowed): a string, or the
+ * strings and "text" of the parts of an array */
+void oxi_llm_content_cat(struct oxi_buf *, jv c);
+/* the "args" of tool call tc (borrowed) as an object: a JSON text is
+ * parsed, anything but an object becomes {} */
+jv oxi_llm_call_args(jv tc);
+/* a tool definition: t's "function" if that is an object (OpenAI's
+ * shape), else t */
+jv oxi_llm_tool_fn(jv t);
+/* a tool's parameter schema v, or {"type":"object","properties":{}}
+ * when v is not an object */
+jv oxi_llm_params(jv v);
+/*
+ * o with the "name" and "description" of tool t (borrowed), tools[i] of
+ * the request; an invalid jv with a message if t has no name
+ */
+jv oxi_llm_tool_head(jv o, jv t, int i);
+/* the "messages" of request req (borrowed), a non-empty array; else an
+ * invalid jv with a message */
+jv oxi_llm_messages(jv req);
+/* 0 if request req (borrowed) has "stream": false, else 1 */
+int oxi_llm_stream(jv req);
+/*
+ * Appends {"role":role,key:items} to msgs, or items to the key array of
+ * the last message if it has that role, so that consecutive messages of
+ * one role merge.  Empty items add nothing.
+ */
+jv oxi_llm_push(jv msgs, const char *role, const char *key, jv items);
 
 /*
  * llm_ptools.c: prompt-guided tools, for models without native tool
