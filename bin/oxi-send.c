@@ -17,58 +17,22 @@
  * exit: 0 end of input or SIGTERM, 1 some records were rejected, 100
  * usage or unknown channel, 111 I/O error.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "oxi.h"
 
 #define USAGE "oxi-send [-Dv] [-d fd] [-l maxline] [-r fd] channel"
 
-/* the channels this command can deliver to */
-static const struct chan {
-	const char *name;	/* as given on the command line */
-	oxi_chan_fn send;	/* its sender */
-} chans[] = {
-	{ "cli", oxi_cli_send },
-	{ NULL, NULL }
-};
-
-static const struct chan *
-findchan(const char *name)
-{
-	struct oxi_buf known = OXI_BUF_INIT;
-	const struct chan *c;
-
-	for (c = chans; c->name; c++)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	for (c = chans; c->name; c++)
-		oxi_buf_printf(&known, "%s%s", c == chans ? "" : ", ",
-		    c->name);
-	oxi_die(OXI_EX_USAGE, "unknown channel '%s' (known: %s)", name,
-	    known.s);
-}
-
 int
 main(int argc, char *argv[])
 {
 	struct oxi_chan_opts o;
-	const struct chan *ch;
-	const char *v, *what = "";
-	int c, r;
+	int c;
 
 	oxi_prog = "oxi-send";
 	oxi_std_opts(argc, argv, USAGE);
-	memset(&o, 0, sizeof o);
-	o.notif = -1;
-	o.rcptfd = -1;
-	o.max = OXI_MAXLINE_DEFAULT;
-	if ((v = oxi_getenv("OXI_MAXLINE")))
-		o.max = oxi_sizearg(v, "OXI_MAXLINE");
+	oxi_chan_opts_init(&o);
 	while ((c = getopt(argc, argv, "Dd:l:r:v")) != -1)
 		switch (c) {
 		case 'D':
@@ -96,10 +60,5 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc != 1)
 		oxi_usage(USAGE);
-	if (o.max == 0 || o.max > 1 << 30)
-		oxi_die(OXI_EX_USAGE, "invalid maxline: 1 to 1024m bytes");
-	ch = findchan(argv[0]);
-	if ((r = ch->send(&o, &what)) < 0)
-		oxi_diesys(OXI_EX_TEMP, "%s", what);
-	return r;
+	return oxi_chan_run(argv[0], OXI_CHAN_SEND, &o);
 }

@@ -902,6 +902,24 @@ struct oxi_chan_opts {
  * ("unable to write to stdout"), for main() to die with.
  */
 typedef int (*oxi_chan_fn)(const struct oxi_chan_opts *, const char **what);
+/* the direction of a channel's function */
+enum { OXI_CHAN_RECV, OXI_CHAN_SEND };
+/* o with the defaults: no fds, maxline $OXI_MAXLINE or 1 MiB (dies 100
+ * if $OXI_MAXLINE is bad) */
+void oxi_chan_opts_init(struct oxi_chan_opts *o);
+/*
+ * The receiver (dir OXI_CHAN_RECV) or sender (OXI_CHAN_SEND) of the
+ * channel called name.  Like oxi_fdarg, dies 100 if there is none:
+ * "unknown channel 'name' (known: cli, ...)".
+ */
+oxi_chan_fn oxi_chan_find(const char *name, int dir);
+/*
+ * main() of oxi-recv and oxi-send after the options: runs the receiver
+ * or sender of channel name with o and returns what it returns.  Dies
+ * 100 on a bad maxline or an unknown channel, 111 ("unable to ...")
+ * when the channel fails.
+ */
+int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
 /* warns "source:line: why, record dead-lettered" about the record just
  * taken from in, and dead-letters its line */
 void oxi_chan_reject(struct oxi_nd *in, const char *why);
