@@ -368,10 +368,9 @@ oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
 	if (k && r == 0)
 		store(k, keylen, out, *taint, ttl, max);
 log:
-	if (oxi_verbose > 0)
-		oxi_info("call '%s' %s %s %lld ms %zu bytes%s", cid, cname,
-		    r < 0 ? "error" : "ok", oxi_clock_ms() - t0, out->len,
-		    cached ? " cached" : "");
+	oxi_info("call '%s' %s %s %lld ms %zu bytes%s", cid, cname,
+	    r < 0 ? "error" : "ok", oxi_clock_ms() - t0, out->len,
+	    cached ? " cached" : "");
 	jv_free(key);
 	return r;
 }

@@ -166,6 +166,14 @@ with_timeout() {
 	timeout -k 2 "$@"
 }
 
+# nocalls FILE: take oxi-tool's one log line per call out of FILE (kept in
+# FILE.calls), for tests about what else reaches stderr
+nocalls() {
+	grep '^oxi-tool: info: call ' "$1" >"$1.calls"
+	grep -v '^oxi-tool: info: call ' "$1" >"$1.rest"
+	mv "$1.rest" "$1"
+}
+
 done_testing() {
 	[ "$_fail" = 0 ]
 }

@@ -11,6 +11,9 @@ call() {	# call ID NAME ARGS: a tool.call line
 }
 run() {		# run OPTIONS...: stdin to $TMP/out, stderr to $TMP/err
 	oxi-tool -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"
+	_rc=$?
+	nocalls "$TMP/err"
+	return $_rc
 }
 
 check_exit 'the workspace is made if missing' 0 \
@@ -43,7 +46,7 @@ cat >"$TMP/exp" <<'EOF2'
 {"v":1,"type":"tool.result","id":"l3","content":"a/\nnotes.txt","is_error":false,"taint":["workspace"]}
 EOF2
 check_json 'write, read (with offset and limit), list' "$TMP/out" "$TMP/exp"
-check 'nothing on stderr without -v' '[ ! -s "$TMP/err" ]'
+check 'nothing else on stderr' '[ ! -s "$TMP/err" ]'
 check 'the files are in the workspace' \
 	'printf "one\ntwo\nthree\n" | cmp -s - "$WS/notes.txt" &&
 	 printf "deep \303\251" | cmp -s - "$WS/a/b/c.txt"'
@@ -74,10 +77,10 @@ check 'an empty file reads as ""' \
 	   "false true false false " ]'
 
 # -v: one line per call, no contents
-check_exit '-v logs one line per call' 0 \
-	'call v1 read_file "{\"path\":\"notes.txt\"}" | run -v &&
-	 grep -c "call .v1. read_file ok [0-9]* ms" "$TMP/err" | grep -qx 1'
-check_nogrep '-v logs no file contents' 'new' "$TMP/err"
+check_exit 'one log line per call' 0 \
+	'call v1 read_file "{\"path\":\"notes.txt\"}" | run &&
+	 grep -c "call .v1. read_file ok [0-9]* ms" "$TMP/err.calls" | grep -qx 1'
+check_nogrep 'it holds no file contents' 'new' "$TMP/err.calls"
 
 # the output cap
 awk 'BEGIN { for (i = 0; i < 1000; i++) print "line " i }' >"$WS/big.txt"

@@ -46,7 +46,8 @@ call() {
 } >"$TMP/in"
 
 check_exit 'escapes are answered, exit 0' 0 \
-	'oxi-tool -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
+	'oxi-tool -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"; _rc=$?
+	 nocalls "$TMP/err"; exit $_rc'
 check_lines 'one result per call' 23 "$TMP/out"
 check 'the same ids, in order' \
 	'[ "$(jget "[\"id\"]" "$TMP/out" | tr "\n" " ")" = \

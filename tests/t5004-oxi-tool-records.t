@@ -15,6 +15,9 @@ call() {
 }
 run() {
 	oxi-tool -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"
+	_rc=$?
+	nocalls "$TMP/err"
+	return $_rc
 }
 
 # an unknown tool and bad arguments: error results, exit 0, no warnings

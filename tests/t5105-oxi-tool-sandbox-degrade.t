@@ -17,7 +17,8 @@ export FIXTURE_TOKEN=fixture-token-0c0c
 { call printenv a; call 'echo hello' b; } >"$TMP/in"
 
 check_exit 'no mechanism: exit 0' 0 \
-	'OXI_SANDBOX=none-available oxi-tool -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
+	'OXI_SANDBOX=none-available oxi-tool -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
+	 _rc=$?; nocalls "$TMP/err"; exit $_rc'
 check_lines 'each call is answered' 2 "$TMP/out"
 check 'with an error result' \
 	'[ "$(jget "[\"is_error\"]" "$TMP/out" | sort -u)" = true ]'
@@ -27,7 +28,8 @@ check_nogrep 'nothing ran' 'PATH=|hello' "$TMP/out"
 check 'and nothing on stderr' '[ ! -s "$TMP/err" ]'
 
 check_exit '-U: exit 0' 0 \
-	'OXI_SANDBOX=none-available oxi-tool -U -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
+	'OXI_SANDBOX=none-available oxi-tool -U -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
+	 _rc=$?; nocalls "$TMP/err"; exit $_rc'
 check_grep '-U: the command runs' '"content":"hello\\n\[exit code 0\]"' \
 	"$TMP/out"
 check_lines '-U: one warning per call' 2 "$TMP/err"

@@ -13,6 +13,7 @@ call() {	# call ID NAME ARGS: a tool.call line
 run() {		# stdin to $TMP/out, stderr to $TMP/err; contents to $TMP/msgs
 	oxi-tool -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"
 	_rc=$?
+	nocalls "$TMP/err"
 	jget '["content"]' "$TMP/out" >"$TMP/msgs"
 	return $_rc
 }

@@ -23,6 +23,7 @@ call() {	# call ID NAME ARGS: a tool.call line
 run() {		# stdin to $TMP/out; contents to $TMP/msgs, one file per result
 	oxi-tool -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"
 	_rc=$?
+	nocalls "$TMP/err"
 	python3 - "$TMP/out" "$TMP" <<'PY'
 import json, sys
 for i, line in enumerate(open(sys.argv[1])):

@@ -46,7 +46,8 @@ call() {
 } >"$TMP/in"
 
 check_exit 'escapes are answered, exit 0' 0 \
-	'oxi-tool -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
+	'oxi-tool -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"; _rc=$?
+	 nocalls "$TMP/err"; exit $_rc'
 check 'the same ids, in order' \
 	'[ "$(jget "[\"id\"]" "$TMP/out" | tr "\n" " ")" = \
 	   "e1 e2 e3 e4 e5 e6 g1 g2 g3 g4 g5 g6 r1 r2 r3 r4 r5 r6 r7 r8 s1 s2 s3 " ]'

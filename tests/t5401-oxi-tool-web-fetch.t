@@ -23,6 +23,7 @@ fetch() {	# fetch ID URL [MORE]: a web_fetch call
 run() {		# stdin to $TMP/out; contents to $TMP/r1, $TMP/r2, ...
 	with_timeout 60 oxi-tool -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"
 	_rc=$?
+	nocalls "$TMP/err"
 	rm -f "$TMP"/r[0-9]*
 	python3 - "$TMP/out" "$TMP" <<'PY'
 import json, sys

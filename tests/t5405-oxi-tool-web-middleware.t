@@ -81,7 +81,9 @@ fetch 'a'"'"'b\nc' "$U/text.txt" | run -v
 check 'an id is cleaned for the log' \
 	'grep -qx "oxi-tool: info: call '"'a?b?c'"' web_fetch ok [0-9]* ms [0-9]* bytes" "$TMP/err"'
 fetch q1 "$U/text.txt" | run
-check 'without -v, nothing is logged' '[ ! -s "$TMP/err" ]'
+check 'without -v too, one line per call and nothing else' \
+	'grep -c "^oxi-tool: info: call .q1. web_fetch ok" "$TMP/err" | grep -qx 1 &&
+	 [ "$(wc -l <"$TMP/err")" = 1 ]'
 
 # what is cached, and for how long
 export BRAVE_API_KEY=test-search-key OXI_BRAVE_BASE_URL="$U/brave/s"

@@ -42,6 +42,7 @@ run() {
 	oxi-tool -M "$TMP/mcp.json" -w "$WS" "$@" <"$TMP/in" >"$TMP/out" \
 	    2>"$TMP/err"
 	_rc=$?
+	nocalls "$TMP/err"
 	results
 	return $_rc
 }

@@ -12,6 +12,9 @@ serve() {	# serve ARGS...: the lines of $TMP/in through oxi-tool mcp
 	OXI_PLUGINS_NET=net oxi-tool -w "$WS" -P "$TESTS/plugins" "$@" mcp \
 	    <"$TMP/in" \
 	    >"$TMP/out" 2>"$TMP/err"
+	_rc=$?
+	nocalls "$TMP/err"
+	return $_rc
 }
 answers() {	# answers <<PY: asserts about a, the answers by str(id), and n
 	{
