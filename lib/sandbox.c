@@ -1314,6 +1314,7 @@ spawn(int m, const struct oxi_sbx *s, char *const argv[], int *in, int *out,
 	ssize_t r;
 	size_t off;
 	char info[512], *p;
+	long nuid = 0;
 
 	limits(s, &l);
 	if ((s->workspace && s->workspace[0] != '/') ||
@@ -1349,6 +1350,10 @@ spawn(int m, const struct oxi_sbx *s, char *const argv[], int *in, int *out,
 		exe = resolve(argv[0]);
 	if (!probing)
 		cg = cgmake(l.nproc);
+	/* counted here: the child allocates nothing once its limits hold */
+	if ((m == M_NONE || (m == M_BWRAP && !prlimitbin[0])) &&
+	    l.nproc > 0 && getuid() != 0)
+		nuid = uidprocs();
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	pid = fork();
@@ -1410,7 +1415,7 @@ spawn(int m, const struct oxi_sbx *s, char *const argv[], int *in, int *out,
 		}
 		if ((m == M_NONE || (m == M_BWRAP && !prlimitbin[0])) &&
 		    l.nproc > 0 && getuid() != 0)
-			setlim(RLIMIT_NPROC, l.nproc + uidprocs(), 1);
+			setlim(RLIMIT_NPROC, l.nproc + nuid, 1);
 		execve(exe, m == M_BWRAP ? args.v : argv, env.v);
 		_exit(errno == ENOENT ? OXI_EX_NOENT : OXI_EX_NOEXEC);
 	}

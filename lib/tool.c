@@ -569,7 +569,8 @@ listdir(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		free(names);
 		return oxi_tool_failpath(out, T, path, r);
 	}
-	qsort(names, n, sizeof *names, cmpstr);
+	if (n > 0)
+		qsort(names, n, sizeof *names, cmpstr);
 	for (i = 0; i < n; i++) {
 		if (i > 0)
 			oxi_buf_putc(out, '\n');

@@ -381,7 +381,8 @@ readents(int dfd, struct dent **vp, size_t *np)
 		errno = e;
 		return -1;
 	}
-	qsort(v, n, sizeof *v, cmpdent);
+	if (n > 0)
+		qsort(v, n, sizeof *v, cmpdent);
 	*vp = v;
 	*np = n;
 	return 0;
@@ -624,7 +625,8 @@ globfiles(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		return oxi_tool_fail(out, T, "timed out after %ld ms; narrow "
 		    "the pattern or the path", oxi_tool_timeout(T));
 	}
-	qsort(w.v, w.n, sizeof *w.v, cmpstr);
+	if (w.n > 0)
+		qsort(w.v, w.n, sizeof *w.v, cmpstr);
 	/* ** can reach a path twice: keep one */
 	for (i = j = 0; i < w.n; i++)
 		if (j > 0 && strcmp(w.v[j - 1], w.v[i]) == 0)
