@@ -1,5 +1,5 @@
 /*
- * llm_responses.c - the OpenAI Responses dialect (/responses), for the
+ * responses.c - the OpenAI Responses dialect (/responses), for the
  * reasoning models
  *
  * The body: system messages become "instructions"; the others become

@@ -1,5 +1,5 @@
 /*
- * llm_openai.c - the OpenAI Chat Completions dialect, spoken by OpenAI
+ * openai.c - the OpenAI Chat Completions dialect, spoken by OpenAI
  * and by every "OpenAI-compatible" server (Ollama's /v1, vLLM, llama.cpp,
  * OpenRouter, Groq, DeepSeek)
  *

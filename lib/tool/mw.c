@@ -1,5 +1,5 @@
 /*
- * toolmw.c - what every tool call goes through, whatever runs it
+ * mw.c - what every tool call goes through, whatever runs it
  *
  * oxi_tool_call wraps the dispatch of a call (built-in tool, plugin or
  * MCP server) in four layers:

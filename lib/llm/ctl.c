@@ -1,5 +1,5 @@
 /*
- * llm_ctl.c - staying up: retries, circuit breakers, failover chains,
+ * ctl.c - staying up: retries, circuit breakers, failover chains,
  * budgets, accounting, record and replay
  *
  * A call is one llm.request or embed.request.  Its model may be a chain,

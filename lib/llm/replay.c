@@ -1,5 +1,5 @@
 /*
- * llm_replay.c - answers recorded by oxi-llm --record, played back
+ * replay.c - answers recorded by oxi-llm --record, played back
  *
  * A recording is NDJSON: each request (an llm.request or embed.request,
  * with its "model" as it was resolved) followed by the records that

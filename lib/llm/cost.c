@@ -1,5 +1,5 @@
 /*
- * llm_cost.c - prices of models, and the spend ledger behind budgets
+ * cost.c - prices of models, and the spend ledger behind budgets
  *
  * The price table is a JSON object: each key a model name,
  * "provider/model", or a glob(7) pattern of names; each value the USD

@@ -1,5 +1,5 @@
 /*
- * llm_ptools.c - prompt-guided tools, for models without native tool
+ * ptools.c - prompt-guided tools, for models without native tool
  * calling (OXI_<PROVIDER>_TOOLS=prompt, or "tool_mode":"prompt" in a
  * request)
  *

@@ -1,5 +1,5 @@
 /*
- * llm_ollama.c - Ollama's native dialect (/api/chat)
+ * ollama.c - Ollama's native dialect (/api/chat)
  *
  * The body: messages much as in Chat Completions, but tool call
  * arguments are objects and a tool result names its tool ("tool_name",

@@ -1,5 +1,5 @@
 /*
- * llm_gemini.c - the Google Gemini dialect (generateContent)
+ * gemini.c - the Google Gemini dialect (generateContent)
  *
  * The body: system messages become systemInstruction; the others become
  * contents with roles user and model, consecutive ones of a role merged;

@@ -1,5 +1,5 @@
 /*
- * tool_web.c - built-in tools: web_fetch, web_search and http_request
+ * web.c - built-in tools: web_fetch, web_search and http_request
  *
  * web_fetch and http_request go out through oxi_web_request with the
  * address policy of ssrf.c: every host is resolved, checked and pinned,

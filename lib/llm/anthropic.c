@@ -1,5 +1,5 @@
 /*
- * llm_anthropic.c - the Anthropic Messages dialect
+ * anthropic.c - the Anthropic Messages dialect
  *
  * The body: system messages become system blocks, the last one marked
  * for prompt caching; tools carry input_schema, the last one marked too;

@@ -1,5 +1,5 @@
 /*
- * jv.c - small accessors for jq's jv values, shared by the modules that
+ * json.c - small accessors for jq's jv values, shared by the modules that
  * read and build JSON (the LLM dialects first of all)
  *
  * They only look at the value they are given: the jv argument is

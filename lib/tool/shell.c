@@ -1,5 +1,5 @@
 /*
- * tool_shell.c - built-in tools: the shell tool, run in the sandbox under
+ * shell.c - built-in tools: the shell tool, run in the sandbox under
  * the shell policy
  *
  * shell {command, timeout?, cwd?}: the command line is split into words

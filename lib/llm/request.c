@@ -1,5 +1,5 @@
 /*
- * llm.c - model providers, wire dialects, and llm.request records in flight
+ * request.c - model providers, wire dialects, and llm.request records in flight
  *
  * A model name is "provider/model"; the provider gives the base URL
  * (overridable by OXI_<PROVIDER>_BASE_URL), the variable holding its key,

@@ -1,5 +1,5 @@
 /*
- * llm_reply.c - a model's reply as it is assembled, shared by the dialects
+ * reply.c - a model's reply as it is assembled, shared by the dialects
  *
  * A dialect's reader parses its wire format and tells the reply what
  * came: text (passed on at once to the text callback), tool calls (id,

@@ -1,5 +1,5 @@
 /*
- * tool.c - the built-in tools of oxi-tool: their definitions (name,
+ * registry.c - the built-in tools of oxi-tool: their definitions (name,
  * description, JSON Schema of the arguments) and the code that runs them
  *
  * Every tool works inside the workspace through ws.c, writes its answer

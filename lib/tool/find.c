@@ -1,5 +1,5 @@
 /*
- * tool_find.c - built-in tools: edit_file, glob and grep (files of the
+ * find.c - built-in tools: edit_file, glob and grep (files of the
  * workspace found and changed)
  *
  * Like the tools of tool.c, these work inside the workspace only: a path
