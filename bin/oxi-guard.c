@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "guard/guard.h"
 
 #define USAGE	"oxi-guard [-v] [-d fd] [-l maxline] [-a allow] " \
 		"[-m maxbytes] [-s secrets] in | out"

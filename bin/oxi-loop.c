@@ -27,6 +27,7 @@
 #include <sqlite3.h>
 
 #include "oxi.h"
+#include "loop/loop.h"
 
 #define USAGE "oxi-loop [-v] [-d fd] [-l maxline] [-m model] [-s system] " \
 	"[-f db] [-n rounds] [-H history] [-t ms]"

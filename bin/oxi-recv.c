@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "channel/channel.h"
 
 #define USAGE "oxi-recv [-v] [-d fd] [-l maxline] [-c chat] [-u user] channel"
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "channel/channel.h"
 
 #define USAGE "oxi-send [-Dv] [-d fd] [-l maxline] [-r fd] channel"
 

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define USAGE "oxi-tool [-v] [-U] [-d fd] [-l maxline] [-M mcpconfig] " \
 	"[-o maxoutput] [-P tooldirs] [-w workspace]\n" \

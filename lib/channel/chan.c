@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "channel/channel.h"
 
 /* the channels, by the name given on the command line */
 static const struct chan {

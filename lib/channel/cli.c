@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "channel/channel.h"
 
 #define CHUNK	65536
 #define HINT	"oxi: type a message, Ctrl-D to quit\n> "

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "guard/guard.h"
 
 #define ALLOW_MAXFILE	(1024 * 1024)	/* cap on an allowlist file */
 #define SECRET_MAXFILE	(1024 * 1024)	/* cap on a secrets file */
@@ -145,15 +146,6 @@ oxi_allow_free(struct oxi_allow *a)
 	a->bad[0] = '\0';
 }
 
-void
-oxi_secrets_wipe(void *p, size_t n)
-{
-	volatile unsigned char *v = p;
-
-	while (n-- > 0)
-		*v++ = 0;
-}
-
 int
 oxi_secrets_add(struct oxi_secrets *sec, const char *s, size_t len)
 {
@@ -216,7 +208,7 @@ readsecret(const char *path, char **out, size_t *outlen)
 			if (cap >= SECRET_MAXFILE) {
 				errno = EFBIG;
 				e = errno;
-				oxi_secrets_wipe(p, cap);
+				oxi_wipe(p, cap);
 				free(p);
 				close(fd);
 				errno = e;
@@ -224,7 +216,7 @@ readsecret(const char *path, char **out, size_t *outlen)
 			}
 			np = xmalloc(cap * 2);
 			memcpy(np, p, len);
-			oxi_secrets_wipe(p, cap);
+			oxi_wipe(p, cap);
 			free(p);
 			p = np;
 			cap *= 2;
@@ -234,7 +226,7 @@ readsecret(const char *path, char **out, size_t *outlen)
 			if (errno == EINTR)
 				continue;
 			e = errno;
-			oxi_secrets_wipe(p, cap);
+			oxi_wipe(p, cap);
 			free(p);
 			close(fd);
 			errno = e;
@@ -279,7 +271,7 @@ oxi_secrets_load(struct oxi_secrets *sec, const char *path, size_t *nshort,
 		if (oxi_secrets_add(sec, p + off, n) == 1 && (*nshort)++ == 0)
 			*firstshort = lineno;
 	}
-	oxi_secrets_wipe(p, len);
+	oxi_wipe(p, len);
 	free(p);
 	return 0;
 }
@@ -290,11 +282,11 @@ oxi_secrets_free(struct oxi_secrets *sec)
 	size_t i;
 
 	for (i = 0; i < sec->n; i++) {
-		oxi_secrets_wipe(sec->v[i].s, sec->v[i].len);
+		oxi_wipe(sec->v[i].s, sec->v[i].len);
 		free(sec->v[i].s);
 	}
 	if (sec->v)
-		oxi_secrets_wipe(sec->v, sec->cap * sizeof *sec->v);
+		oxi_wipe(sec->v, sec->cap * sizeof *sec->v);
 	free(sec->v);
 	sec->v = NULL;
 	sec->n = sec->cap = 0;

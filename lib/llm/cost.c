@@ -31,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 #ifndef OXI_SHAREDIR
 #define OXI_SHAREDIR	"/usr/local/share/oxi"

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 struct brk {
 	char *prov;			/* provider name */

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 #define EMBED_MAXIN	2048		/* texts in one request */
 #define EMBED_MAXHDRS	48
@@ -323,7 +324,7 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	    OXI_LLM_STARTED)
 		jfree(j);
 	if (auth.s)
-		oxi_secrets_wipe(auth.s, auth.cap);
+		oxi_wipe(auth.s, auth.cap);
 	oxi_buf_free(&auth);
 	oxi_buf_free(&url);
 	oxi_llm_target_free(&t);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 #define RAWMAX	(64 * 1024)	/* bytes of non-event lines kept */
 

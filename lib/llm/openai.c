@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 struct call {
 	int index;		/* "index" of its fragments */

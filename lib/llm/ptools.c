@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 #define OPEN	"<tool_call>"
 #define CLOSE	"</tool_call>"

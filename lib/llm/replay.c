@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 #define REPLAY_MAX	(256 * 1024 * 1024)
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 
 #define SCRUB_MAX	300
 #define MAXHDRS		32	/* extra header lines per provider */
@@ -136,7 +137,7 @@ oxi_llm_target_free(struct oxi_llm_target *t)
 
 	if (t->hdrs) {
 		for (i = 0; t->hdrs[i]; i++) {
-			oxi_secrets_wipe(t->hdrs[i], strlen(t->hdrs[i]));
+			oxi_wipe(t->hdrs[i], strlen(t->hdrs[i]));
 			free(t->hdrs[i]);
 		}
 		free(t->hdrs);
@@ -293,7 +294,7 @@ void
 oxi_llm_job_free(struct oxi_llm_job *q)
 {
 	if (q->key) {
-		oxi_secrets_wipe(q->key, strlen(q->key));
+		oxi_wipe(q->key, strlen(q->key));
 		free(q->key);
 	}
 	free(q->id);
@@ -618,7 +619,7 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	    OXI_LLM_STARTED)
 		jobfree(j);
 	if (auth.s)
-		oxi_secrets_wipe(auth.s, auth.cap);
+		oxi_wipe(auth.s, auth.cap);
 	oxi_buf_free(&auth);
 	oxi_buf_free(&url);
 	oxi_llm_target_free(&t);

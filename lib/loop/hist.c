@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "oxi.h"
+#include "loop/loop.h"
 
 static const char *const migrations[] = {
 	"CREATE TABLE messages("

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "oxi.h"
+#include "net/net.h"
 
 #define MAXLINKS	500	/* links numbered, the rest left plain */
 #define MAXDEPTH	8	/* list nesting shown by indentation */

@@ -20,6 +20,7 @@
 #include <curl/curl.h>
 
 #include "oxi.h"
+#include "net/net.h"
 
 #define HTTP_CONNECT_MS	10000
 #define HTTP_IDLE_MS	60000

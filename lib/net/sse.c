@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "net/net.h"
 
 #define SSE_MAX		(8 * 1024 * 1024)
 

@@ -35,6 +35,7 @@
 #include <curl/curl.h>
 
 #include "oxi.h"
+#include "net/net.h"
 
 #define MAXADDR		16	/* addresses of a host looked at */
 #define MAXHEAD		(64 * 1024)	/* response headers kept */

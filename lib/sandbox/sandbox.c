@@ -66,6 +66,7 @@
 #include <linux/sched.h>
 
 #include "oxi.h"
+#include "sandbox/sandbox.h"
 
 #define SBX_PATH	"/usr/local/bin:/usr/bin:/bin"
 #define MAXKIDS		64

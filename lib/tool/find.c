@@ -28,6 +28,7 @@
 #include <pcre2.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define EDIT_MAX	(16 * 1024 * 1024)	/* largest file edit_file takes */
 #define GREP_FILEMAX	(32 * 1024 * 1024)	/* larger files are skipped */

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define TIMEOUT_MS	60000		/* a request, unless timeout_ms */
 #define DISCOVER_MS	5000		/* server/discover, at most */

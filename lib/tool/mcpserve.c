@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define MODERN	"2026-07-28"
 #define PVKEY	"io.modelcontextprotocol/protocolVersion"

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define TTL_DEFAULT	300			/* seconds */
 #define CACHE_DEFAULT	(16UL * 1024 * 1024)	/* bytes */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #ifndef OXI_SHAREDIR
 #define OXI_SHAREDIR	"/usr/local/share/oxi"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define CHUNK	65536
 

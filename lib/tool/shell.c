@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define TIMEOUT_DEFAULT	30
 #define TIMEOUT_MAX	600

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define MAXWORDS	1024
 #define MAXLINE		65536

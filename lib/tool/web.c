@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 
 #define FETCH_DEFAULT	(2 * 1024 * 1024)	/* body bytes read */
 #define FETCH_MAX	(10 * 1024 * 1024)	/* the most one may ask */

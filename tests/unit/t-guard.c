@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "guard/guard.h"
 #include "tap.h"
 
 static int

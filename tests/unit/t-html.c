@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "net/net.h"
 #include "tap.h"
 
 static struct oxi_buf out = OXI_BUF_INIT;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 #include "tap.h"
 
 #define S(lit)	lit, sizeof(lit) - 1

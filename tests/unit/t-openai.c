@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "llm/llm.h"
 #include "tap.h"
 
 /* expected results, from reading the recorded files */

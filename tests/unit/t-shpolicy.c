@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 #include "tap.h"
 
 /* rejected (DENY) or held (ASK): never run as they are */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "net/net.h"
 #include "tap.h"
 
 struct tcase {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "net/net.h"
 #include "tap.h"
 
 /* the fake resolver's answers, one list per call; the last repeats */

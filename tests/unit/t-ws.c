@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "tool/tool.h"
 #include "tap.h"
 
 static char top[256], wsdir[300], outside[300];

@@ -1,0 +1,63 @@
+/*
+ * channel.h - the channel wing: chat platforms for oxi-recv and oxi-send
+ */
+#ifndef OXI_CHANNEL_H
+#define OXI_CHANNEL_H
+
+#include "oxi.h"
+
+/* channel/: chat platforms; oxi-recv and oxi-send run one by name */
+struct oxi_chan_opts {
+	int notif;		/* -d: readiness fd, or -1 */
+	size_t max;		/* -l: cap on an input line or record */
+	const char *chat;	/* -c: chat id, or NULL for the default */
+	const char *user;	/* -u: user name, or NULL for the default */
+	int drafts;		/* -D: render drafts even off a terminal */
+	int rcptfd;		/* -r: where receipts go, or -1 */
+};
+/*
+ * A channel's receiver or sender: runs until end of input or SIGTERM.
+ * Returns 0, or 1 if some input was rejected (each warned about and
+ * dead-lettered), or -1 with errno set and *what saying what failed
+ * ("unable to write to stdout"), for main() to die with.
+ */
+typedef int (*oxi_chan_fn)(const struct oxi_chan_opts *, const char **what);
+/* the direction of a channel's function */
+enum { OXI_CHAN_RECV, OXI_CHAN_SEND };
+/* o with the defaults: no fds, maxline $OXI_MAXLINE or 1 MiB (dies 100
+ * if $OXI_MAXLINE is bad) */
+void oxi_chan_opts_init(struct oxi_chan_opts *o);
+/*
+ * The receiver (dir OXI_CHAN_RECV) or sender (OXI_CHAN_SEND) of the
+ * channel called name.  Like oxi_fdarg, dies 100 if there is none:
+ * "unknown channel 'name' (known: cli, ...)".
+ */
+oxi_chan_fn oxi_chan_find(const char *name, int dir);
+/*
+ * main() of oxi-recv and oxi-send after the options: runs the receiver
+ * or sender of channel name with o and returns what it returns.  Dies
+ * 100 on a bad maxline or an unknown channel, 111 ("unable to ...")
+ * when the channel fails.
+ */
+int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
+/* warns "source:line: why, record dead-lettered" about the record just
+ * taken from in, and dead-letters its line */
+void oxi_chan_reject(struct oxi_nd *in, const char *why);
+/*
+ * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
+ * "platform_id":pid,"ok":ok} to fd, with "error":error when error is
+ * not NULL and pid null when NULL.  0 or -1 with errno.
+ */
+int oxi_chan_receipt(int fd, const char *channel, const char *ref,
+    const char *pid, int ok, const char *error);
+/*
+ * Appends s[0..len) to b, safe to show on a terminal: C0 controls but
+ * \n and \t in caret notation (ESC is "^["), DEL as "^?", C1 controls
+ * as "^[" and their 7-bit form (CSI is "^[["), CR dropped.  s is UTF-8.
+ */
+void oxi_term_clean(struct oxi_buf *b, const char *s, size_t len);
+/* channel/cli.c: the terminal, plain lines in and text out */
+int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
+int oxi_cli_send(const struct oxi_chan_opts *, const char **what);
+
+#endif

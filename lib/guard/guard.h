@@ -1,0 +1,79 @@
+/*
+ * guard.h - the guard wing: sender allowlists and secret redaction
+ */
+#ifndef OXI_GUARD_H
+#define OXI_GUARD_H
+
+#include "oxi.h"
+
+/* guard.c: sender allowlist and secret redaction (oxi-guard) */
+struct oxi_allow_ent {
+	char *channel;		/* channel name, or NULL for any channel */
+	char *from;		/* sender id, or NULL for any sender */
+};
+struct oxi_allow {
+	struct oxi_allow_ent *v;	/* entries */
+	size_t n;		/* entries used */
+	size_t cap;		/* entries allocated */
+	size_t nbad;		/* invalid entries skipped */
+	char bad[64];		/* the first of them, cut short, for a warning */
+};
+#define OXI_ALLOW_INIT	{ NULL, 0, 0, 0, "" }
+/*
+ * Adds the entries of s[0..len), separated by commas or white space.  An
+ * entry is "*" (everyone), "CHANNEL:*", "CHANNEL:FROM", "*:FROM" or a bare
+ * "FROM" (any channel); the first colon separates channel from sender.
+ * With comments set, a word starting with '#' comments out the rest of
+ * its line.  Invalid entries are counted in nbad and skipped.
+ */
+void oxi_allow_parse(struct oxi_allow *, const char *s, size_t len,
+    int comments);
+/* adds the entries of a file (with comments): 0, or -1 with errno */
+int oxi_allow_load(struct oxi_allow *, const char *path);
+/* 1 if some entry admits sender from (may be NULL) on channel, else 0 */
+int oxi_allow_ok(const struct oxi_allow *, const char *channel,
+    const char *from);
+void oxi_allow_free(struct oxi_allow *);
+
+#define OXI_SECRET_MIN	8	/* shorter values would redact words */
+struct oxi_secret {
+	char *s;		/* the value, NUL-terminated */
+	size_t len;		/* its length */
+};
+struct oxi_secrets {
+	struct oxi_secret *v;	/* values, longest first, no duplicates */
+	size_t n;		/* values used */
+	size_t cap;		/* values allocated */
+	unsigned char first[256];	/* first bytes of the values */
+};
+#define OXI_SECRETS_INIT	{ NULL, 0, 0, { 0 } }
+/* adds a copy of s[0..len): 0, or 1 if shorter than OXI_SECRET_MIN */
+int oxi_secrets_add(struct oxi_secrets *, const char *s, size_t len);
+/*
+ * Adds each line of a file (a final CR dropped, blank lines skipped) and
+ * wipes the bytes read.  Values too short are counted in *nshort, the
+ * first one's line number in *firstshort.  0, or -1 with errno.
+ */
+int oxi_secrets_load(struct oxi_secrets *, const char *path,
+    size_t *nshort, unsigned long *firstshort);
+/* wipes and frees every value; the set is empty and usable again */
+void oxi_secrets_free(struct oxi_secrets *);
+/*
+ * Writes s[0..len) into out (reset first) with each occurrence of a
+ * value replaced by "[REDACTED]", longest value first.  Returns the
+ * number of replacements; out is untouched beyond the reset if 0.
+ */
+size_t oxi_redact(const struct oxi_secrets *, const char *s, size_t len,
+    struct oxi_buf *out);
+/*
+ * For text still being written (drafts): the length to keep so that the
+ * kept text does not end with the start of a value, which the next draft
+ * might complete.
+ */
+size_t oxi_redact_hold(const struct oxi_secrets *, const char *s,
+    size_t len);
+/* the largest n <= max (n = len if len <= max) that keeps s[0..n)
+ * from ending inside a UTF-8 sequence */
+size_t oxi_guard_cut(const char *s, size_t len, size_t max);
+
+#endif
