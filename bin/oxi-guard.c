@@ -321,7 +321,7 @@ guardout(jv rec)
 	}
 	if (draft && (keep = oxi_redact_hold(&secrets, s, len)) < len) {
 		orig = len;
-		len = oxi_guard_cut(s, len, keep);
+		len = oxi_utf8_cut(s, len, keep);
 		changed = 1;
 		oxi_debug("%s '%.64s': held back the last %zu bytes", type, id,
 		    orig - len);
@@ -332,7 +332,7 @@ guardout(jv rec)
 		if (len > maxbytes) {
 			oxi_info("%s '%.64s': text of %zu bytes cut to %zu",
 			    type, id, len, maxbytes);
-			len = oxi_guard_cut(s, len,
+			len = oxi_utf8_cut(s, len,
 			    maxbytes - strlen(TRUNCATED));
 			oxi_buf_cat(&t, s, len);
 			oxi_buf_cats(&t, TRUNCATED);

@@ -282,9 +282,20 @@ int oxi_coproc_flush(struct oxi_coproc *);
 /* closes its stdin, waits, and returns its exit code */
 int oxi_coproc_stop(struct oxi_coproc *);
 
-/* mem.c: memory that held secrets */
+/* mem.c: memory that held secrets, and UTF-8 */
 /* zeroes n bytes of p in a way the compiler cannot drop */
 void oxi_wipe(void *p, size_t n);
+#define OXI_UTF8_NONUL	1	/* a NUL byte makes the text invalid */
+#define OXI_UTF8_TAIL	2	/* it may end inside a sequence (text cut) */
+/* the length (1 to 4) of the well-formed UTF-8 sequence at s[0..n), or
+ * 0: an overlong, a surrogate, past U+10FFFF, a stray or missing
+ * continuation byte, or n == 0.  A NUL is a sequence of one byte. */
+size_t oxi_utf8_seq(const char *s, size_t n);
+/* 1 if s[0..n) is well-formed UTF-8 under flags (OXI_UTF8_*), else 0 */
+int oxi_utf8_valid(const char *s, size_t n, int flags);
+/* the largest m <= max (len itself when len <= max) such that s[0..m)
+ * does not end inside a UTF-8 sequence */
+size_t oxi_utf8_cut(const char *s, size_t len, size_t max);
 
 /* db.c: SQLite */
 struct sqlite3;

@@ -120,43 +120,6 @@ bad(struct oxi_nd *in, const char *reason, const char *line, size_t len)
 	oxi_deadletter(in->name, in->lineno, reason, line, len);
 	return OXI_ND_BAD;
 }
-
-/* 1 if s[0..n) is well-formed UTF-8 (no overlongs, surrogates, NUL) */
-static int
-utf8ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0, k;
-	unsigned c, min;
-
-	while (i < n) {
-		c = s[i];
-		if (c < 0x80) {
-			if (c == 0)
-				return 0;
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			k = 1, min = 0x80, c &= 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			k = 2, min = 0x800, c &= 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			k = 3, min = 0x10000, c &= 0x07;
-		else
-			return 0;
-		if (n - i <= k)
-			return 0;
-		for (i++; k > 0; k--, i++) {
-			if ((s[i] & 0xc0) != 0x80)
-				return 0;
-			c = c << 6 | (s[i] & 0x3f);
-		}
-		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-			return 0;
-	}
-	return 1;
-}
-
 /* object keys in a valid JSON text: strings followed by a colon */
 static size_t
 rawkeys(const char *s, size_t n)
@@ -228,7 +191,7 @@ parse(struct oxi_nd *in, char *line, size_t len, jv *out)
 		return OXI_ND_AGAIN;	/* blank: nothing to take */
 	if (len > in->max)
 		return bad(in, "line too long", line, len);
-	if (!utf8ok((const unsigned char *)line, len))
+	if (!oxi_utf8_valid(line, len, OXI_UTF8_NONUL))
 		return bad(in, "invalid UTF-8 or NUL byte", line, len);
 	if (len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
 		return bad(in, "byte order mark", line, len);

@@ -345,16 +345,3 @@ oxi_redact_hold(const struct oxi_secrets *sec, const char *s, size_t len)
 	}
 	return keep;
 }
-
-size_t
-oxi_guard_cut(const char *s, size_t len, size_t max)
-{
-	size_t n;
-
-	if (len <= max)
-		return len;
-	/* back off over continuation bytes 10xxxxxx to a sequence start */
-	for (n = max; n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80; n--)
-		;
-	return n;
-}

@@ -72,8 +72,5 @@ size_t oxi_redact(const struct oxi_secrets *, const char *s, size_t len,
  */
 size_t oxi_redact_hold(const struct oxi_secrets *, const char *s,
     size_t len);
-/* the largest n <= max (n = len if len <= max) that keeps s[0..n)
- * from ending inside a UTF-8 sequence */
-size_t oxi_guard_cut(const char *s, size_t len, size_t max);
 
 #endif

@@ -251,7 +251,7 @@ void
 oxi_llm_scrub(struct oxi_buf *out, const char *msg, size_t len,
     const char *key)
 {
-	size_t i, k, klen = key ? strlen(key) : 0, n;
+	size_t i, k, klen = key ? strlen(key) : 0;
 	unsigned char c;
 
 	oxi_buf_reset(out);
@@ -271,10 +271,7 @@ oxi_llm_scrub(struct oxi_buf *out, const char *msg, size_t len,
 	while (out->len > 0 && out->s[out->len - 1] == ' ')
 		out->s[--out->len] = '\0';
 	if (out->len > SCRUB_MAX) {
-		n = SCRUB_MAX;
-		while (n > 0 && ((unsigned char)out->s[n] & 0xc0) == 0x80)
-			n--;	/* not inside a UTF-8 sequence */
-		out->len = n;
+		out->len = oxi_utf8_cut(out->s, out->len, SCRUB_MAX);
 		oxi_buf_cats(out, "...");
 	}
 }

@@ -765,10 +765,7 @@ grepfile(struct grep *g, int fd, const char *rel)
 		g->hits++;
 		show = n;
 		if (show > GREP_LINEMAX) {
-			show = GREP_LINEMAX;
-			while (show > 0 &&
-			    ((unsigned char)p[show] & 0xc0) == 0x80)
-				show--;
+			show = oxi_utf8_cut(p, n, GREP_LINEMAX);
 		}
 		oxi_buf_printf(g->out, "%s%s:%lu:", g->out->len ? "\n" : "",
 		    rel, line);

@@ -148,54 +148,6 @@ oxi_tool_defs(void)
 	return a;
 }
 
-/* a UTF-8 check (no overlongs, surrogates or values past U+10FFFF) */
-static int
-utf8ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0, k, need;
-	uint32_t c;
-
-	while (i < n) {
-		c = s[i];
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1, c &= 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2, c &= 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3, c &= 0x07;
-		else
-			return 0;
-		if (n - i <= need)
-			return 0;
-		for (k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			c = c << 6 | (s[i + k] & 0x3f);
-		}
-		if ((need == 2 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff)))
-		    || (need == 3 && (c < 0x10000 || c > 0x10ffff)))
-			return 0;
-		i += need + 1;
-	}
-	return 1;
-}
-
-/* the length of s[0..n) cut back so that no UTF-8 sequence is split */
-static size_t
-utf8cut(const char *s, size_t n, size_t avail)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	/* u[n] is the first byte left out, when there is one */
-	while (n > 0 && n < avail && (u[n] & 0xc0) == 0x80)
-		n--;
-	return n;
-}
-
 void
 oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total)
 {
@@ -204,7 +156,7 @@ oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total)
 	if (total <= max && out->len <= max)
 		return;
 	n = out->len < max ? out->len : max;
-	n = utf8cut(out->s, n, out->len);
+	n = oxi_utf8_cut(out->s, out->len, n);
 	out->len = n;
 	if (out->s)
 		out->s[n] = '\0';
@@ -414,8 +366,8 @@ readfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	if (early && (size_t)st.st_size > total)
 		total = st.st_size;
 	n = out->len < ctx->maxout ? out->len : ctx->maxout;
-	n = utf8cut(out->s, n, out->len);
-	if (!utf8ok((unsigned char *)out->s, n)) {
+	n = oxi_utf8_cut(out->s, out->len, n);
+	if (!oxi_utf8_valid(out->s, n, 0)) {
 		oxi_tool_fail(out, T, "'%s' is not UTF-8 text", path);
 		goto done;
 	}

@@ -86,36 +86,6 @@ const struct oxi_tool oxi_tools_web[] = {
 	  "method url headers body", NULL, httpreq, OXI_TOOL_OFF },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 };
-
-/* s is UTF-8 (loosely: no overlong or range checks), to tell text */
-static int
-isutf8(const unsigned char *s, size_t n)
-{
-	size_t i = 0, k, need;
-
-	while (i < n) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if (s[i] >= 0xc2 && s[i] <= 0xdf)
-			need = 1;
-		else if (s[i] >= 0xe0 && s[i] <= 0xef)
-			need = 2;
-		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
-			need = 3;
-		else
-			return 0;
-		if (n - i <= need)
-			return 1;	/* cut inside the last character */
-		for (k = 1; k <= need; k++)
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-		i += need + 1;
-	}
-	return 1;
-}
-
 /* ISO 8859-1 bytes as UTF-8 */
 static void
 latin1(struct oxi_buf *b)
@@ -239,7 +209,7 @@ webfetch(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		oxi_web_res_free(&res);
 		return -1;
 	}
-	if (!isutf8((unsigned char *)res.body.s, res.body.len) &&
+	if (!oxi_utf8_valid(res.body.s, res.body.len, OXI_UTF8_TAIL) &&
 	    (strcasestr(res.ctype.s, "iso-8859-1") ||
 	    strcasestr(res.ctype.s, "latin1") ||
 	    strcasestr(res.ctype.s, "windows-1252")))
@@ -639,7 +609,7 @@ httpreq(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	oxi_buf_cat(out, res.head.s ? res.head.s : "", res.head.len);
 	oxi_buf_putc(out, '\n');
 	if (res.body.len > 0 && (memchr(res.body.s, '\0', res.body.len) ||
-	    !isutf8((unsigned char *)res.body.s, res.body.len)))
+	    !oxi_utf8_valid(res.body.s, res.body.len, OXI_UTF8_TAIL)))
 		oxi_buf_printf(out, "[%zu bytes of binary data not shown]",
 		    res.body.len);
 	else

@@ -110,8 +110,8 @@ main(void)
 	oxi_secrets_free(&sec);
 	unlink(path);
 
-	is_int(oxi_guard_cut(euro, 7, 4), 2, "cut backs off a split sequence");
-	is_int(oxi_guard_cut(euro, 7, 5), 5, "cut after a whole sequence");
-	is_int(oxi_guard_cut(euro, 7, 9), 7, "no cut when it fits");
+	is_int(oxi_utf8_cut(euro, 7, 4), 2, "cut backs off a split sequence");
+	is_int(oxi_utf8_cut(euro, 7, 5), 5, "cut after a whole sequence");
+	is_int(oxi_utf8_cut(euro, 7, 9), 7, "no cut when it fits");
 	return done();
 }
