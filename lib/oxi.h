@@ -239,6 +239,18 @@ int oxi_jstr_has(jv v, const char *word);
 double oxi_jnum(jv obj, const char *key, double dflt);
 /* an invalid jv with the message fmt (cut to 199 bytes) */
 jv oxi_jbad(const char *fmt, ...) OXI_PRINTF(1, 2);
+/*
+ * 0 if s[0..n) is exactly one JSON text (RFC 8259: one value, blanks
+ * around it, nesting at most OXI_JSON_DEPTH), else -1 with *why, a static
+ * phrase that never quotes the text.  libjq 1.6 leaks on some invalid
+ * texts (two values with no separator: {"a" "b"}), so every text from
+ * outside is checked here before jq sees it.
+ */
+#define OXI_JSON_DEPTH	256
+int oxi_json_check(const char *s, size_t n, const char **why);
+/* jv_parse_sized behind oxi_json_check: the value, or an invalid jv
+ * whose message says why (without quoting the text) */
+jv oxi_json_parse(const char *s, size_t n);
 
 /* id.c: ids and times */
 #define OXI_ID_LEN	26

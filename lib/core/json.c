@@ -5,6 +5,7 @@
  * They only look at the value they are given: the jv argument is
  * borrowed, not consumed, and a jv they return is the caller's.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,4 +59,199 @@ oxi_jbad(const char *fmt, ...)
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	return jv_invalid_with_msg(jv_string(buf));
+}
+
+/* the end of the string that starts at s[i] == '"', or 0 if it is bad */
+static size_t
+jstring(const char *s, size_t n, size_t i)
+{
+	int k;
+
+	for (i++; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\')
+			continue;
+		if (++i >= n)
+			return 0;
+		switch (s[i]) {
+		case '"': case '\\': case '/': case 'b': case 'f':
+		case 'n': case 'r': case 't':
+			break;
+		case 'u':
+			for (k = 0; k < 4; k++)
+				if (++i >= n || !strchr("0123456789abcdefABCDEF",
+				    s[i]) || s[i] == '\0')
+					return 0;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static size_t
+digits(const char *s, size_t n, size_t i)
+{
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i;
+}
+
+/* the end of the number at s[i], or 0 if it is bad */
+static size_t
+jnumber(const char *s, size_t n, size_t i)
+{
+	size_t j;
+
+	if (s[i] == '-')
+		i++;
+	if (i >= n)
+		return 0;
+	if (s[i] == '0')
+		i++;
+	else if ((j = digits(s, n, i)) > i)
+		i = j;
+	else
+		return 0;
+	if (i < n && s[i] == '.') {
+		if ((j = digits(s, n, i + 1)) == i + 1)
+			return 0;
+		i = j;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if ((j = digits(s, n, i)) == i)
+			return 0;
+		i = j;
+	}
+	return i;
+}
+
+static size_t
+blanks(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' ||
+	    s[i] == '\r'))
+		i++;
+	return i;
+}
+
+int
+oxi_json_check(const char *s, size_t n, const char **why)
+{
+	char stack[OXI_JSON_DEPTH];
+	size_t i = 0, j, depth = 0;
+	int key;
+
+	*why = "invalid JSON text";
+value:
+	if ((i = blanks(s, n, i)) >= n) {
+		*why = depth ? "unfinished JSON text" : "empty JSON text";
+		return -1;
+	}
+	switch (s[i]) {
+	case '{':
+	case '[':
+		if (depth == OXI_JSON_DEPTH) {
+			*why = "JSON nested too deeply";
+			return -1;
+		}
+		stack[depth++] = s[i++];
+		i = blanks(s, n, i);
+		if (i < n && s[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+			depth--;
+			i++;
+			goto after;
+		}
+		if (stack[depth - 1] == '{')
+			goto key;
+		goto value;
+	case '"':
+		if ((j = jstring(s, n, i)) == 0) {
+			*why = "bad string in JSON text";
+			return -1;
+		}
+		i = j;
+		goto after;
+	case 't':
+		key = n - i >= 4 && memcmp(s + i, "true", 4) == 0;
+		i += 4;
+		break;
+	case 'f':
+		key = n - i >= 5 && memcmp(s + i, "false", 5) == 0;
+		i += 5;
+		break;
+	case 'n':
+		key = n - i >= 4 && memcmp(s + i, "null", 4) == 0;
+		i += 4;
+		break;
+	default:
+		if (s[i] != '-' && (s[i] < '0' || s[i] > '9'))
+			return -1;
+		if ((j = jnumber(s, n, i)) == 0) {
+			*why = "bad number in JSON text";
+			return -1;
+		}
+		i = j;
+		goto after;
+	}
+	if (!key)
+		return -1;
+after:
+	i = blanks(s, n, i);
+	if (depth == 0) {
+		if (i == n)
+			return 0;
+		*why = "more than one value in JSON text";
+		return -1;
+	}
+	if (i >= n) {
+		*why = "unfinished JSON text";
+		return -1;
+	}
+	if (s[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+		depth--;
+		i++;
+		goto after;
+	}
+	if (s[i] != ',') {
+		*why = "expected a separator in JSON text";
+		return -1;
+	}
+	i++;
+	if (stack[depth - 1] == '[')
+		goto value;
+key:
+	i = blanks(s, n, i);
+	if (i >= n || s[i] != '"' || (j = jstring(s, n, i)) == 0) {
+		*why = "expected an object key in JSON text";
+		return -1;
+	}
+	i = blanks(s, n, j);
+	if (i >= n || s[i] != ':') {
+		*why = "expected a colon in JSON text";
+		return -1;
+	}
+	i++;
+	goto value;
+}
+
+jv
+oxi_json_parse(const char *s, size_t n)
+{
+	const char *why;
+
+	if (n > INT_MAX)
+		return jv_invalid_with_msg(jv_string("JSON text too long"));
+	if (oxi_json_check(s, n, &why) < 0)
+		return jv_invalid_with_msg(jv_string(why));
+	return jv_parse_sized(s, (int)n);
 }

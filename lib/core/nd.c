@@ -195,7 +195,7 @@ parse(struct oxi_nd *in, char *line, size_t len, jv *out)
 		return bad(in, "invalid UTF-8 or NUL byte", line, len);
 	if (len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
 		return bad(in, "byte order mark", line, len);
-	v = jv_parse_sized(line, (int)len);
+	v = oxi_json_parse(line, len);
 	if (!jv_is_valid(v)) {
 		msg = jv_invalid_get_msg(v);
 		snprintf(why, sizeof why, "invalid JSON (%s",

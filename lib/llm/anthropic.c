@@ -594,7 +594,7 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 	jv e;
 
 	(void)type;	/* the data's own "type" says the same */
-	e = jv_parse_sized(data, (int)len);
+	e = oxi_json_parse(data, len);
 	if (!jv_is_valid(e)) {
 		jv_free(e);
 		oxi_llm_wire_badevent(&a->w, &a->r);
@@ -670,7 +670,7 @@ result(void *rd, const char **code, int *retry)
 	jv m;
 
 	if (a->w.mode == OXI_LLM_JSON && !a->r.failed && !a->r.ended) {
-		m = jv_parse_sized(a->w.json.s, (int)a->w.json.len);
+		m = oxi_json_parse(a->w.json.s, a->w.json.len);
 		if (!jv_is_valid(m)) {
 			jv_free(m);
 			oxi_llm_reply_fail(&a->r, "truncated", 1, "the reply"

@@ -125,7 +125,7 @@ oxi_prices_add(struct oxi_prices *t, const char *text, size_t len,
 	jv o, v;
 	int bad;
 
-	o = jv_parse_sized(text, (int)len);
+	o = oxi_json_parse(text, len);
 	if (jv_get_kind(o) != JV_KIND_OBJECT) {
 		if (!jv_is_valid(o)) {
 			v = jv_invalid_get_msg(o);

@@ -56,7 +56,7 @@ parse(struct ejob *j, jv *tokens)
 	int i, n, k;
 
 	*tokens = jv_null();
-	r = jv_parse_sized(j->body.s ? j->body.s : "", (int)j->body.len);
+	r = oxi_json_parse(j->body.s ? j->body.s : "", j->body.len);
 	if (jv_get_kind(r) != JV_KIND_OBJECT) {
 		jv_free(r);
 		jv_free(out);

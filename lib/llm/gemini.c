@@ -596,7 +596,7 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 	(void)type;
 	if (len == 6 && memcmp(data, "[DONE]", 6) == 0)
 		return 0;
-	o = jv_parse_sized(data, (int)len);
+	o = oxi_json_parse(data, len);
 	if (!jv_is_valid(o)) {
 		jv_free(o);
 		oxi_llm_wire_badevent(&g->w, &g->r);
@@ -696,7 +696,7 @@ result(void *rd, const char **code, int *retry)
 	jv o;
 
 	if (g->w.mode == OXI_LLM_JSON && !g->r.failed && g->w.json.len > 0) {
-		o = jv_parse_sized(g->w.json.s, (int)g->w.json.len);
+		o = oxi_json_parse(g->w.json.s, g->w.json.len);
 		oxi_buf_reset(&g->w.json);
 		if (!jv_is_valid(o)) {
 			jv_free(o);
@@ -711,7 +711,7 @@ result(void *rd, const char **code, int *retry)
 	oxi_llm_wire_end(&g->w, &g->r);
 	if (g->w.mode == OXI_LLM_SSE && !g->r.failed && g->raw.len > 0) {
 		/* JSON lines outside the events: an error after a 200 */
-		o = jv_parse_sized(g->raw.s, (int)g->raw.len);
+		o = oxi_json_parse(g->raw.s, g->raw.len);
 		oxi_buf_reset(&g->raw);
 		if (oxi_jis(o, JV_KIND_OBJECT) || oxi_jis(o, JV_KIND_ARRAY))
 			bare(g, o);

@@ -417,7 +417,7 @@ line(struct oll *o, const char *s, size_t n, int last)
 		n--;
 	if (n == 0)
 		return;
-	c = jv_parse_sized(s, (int)n);
+	c = oxi_json_parse(s, n);
 	if (!jv_is_valid(c)) {
 		jv_free(c);
 		if (last)

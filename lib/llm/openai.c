@@ -473,7 +473,7 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 		o->done = 1;
 		return 0;
 	}
-	c = jv_parse_sized(data, (int)len);
+	c = oxi_json_parse(data, len);
 	if (!jv_is_valid(c)) {
 		jv_free(c);
 		if (strcmp(type, "error") == 0)
@@ -582,8 +582,8 @@ calls(struct oxi_openai *o)
 
 	for (i = 0; i < o->ncalls; i++) {
 		k = &o->calls[i];
-		args = k->args.len > 0 ? jv_parse_sized(k->args.s,
-		    (int)k->args.len) : jv_object();
+		args = k->args.len > 0 ?
+		    oxi_json_parse(k->args.s, k->args.len) : jv_object();
 		if (!oxi_jis(args, JV_KIND_OBJECT)) {
 			jv_free(args);
 			jv_free(out);
@@ -622,7 +622,7 @@ oxi_openai_result(struct oxi_openai *o, const char **code, int *retry)
 	const char *stop;
 
 	if (o->mode == OXI_LLM_JSON && !o->failed) {
-		c = jv_parse_sized(o->json.s, (int)o->json.len);
+		c = oxi_json_parse(o->json.s, o->json.len);
 		if (!jv_is_valid(c)) {
 			jv_free(c);
 			failz(o, "truncated", 1, "the reply is not valid JSON");
@@ -670,7 +670,7 @@ oxi_openai_errmsg(const char *body, size_t len)
 
 	if (len == 0)
 		return jv_invalid();
-	v = jv_parse_sized(body, (int)len);
+	v = oxi_json_parse(body, len);
 	if (oxi_jis(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0)
 		v = jv_array_get(v, 0);
 	if (!oxi_jis(v, JV_KIND_OBJECT)) {

@@ -285,7 +285,7 @@ call(struct oxi_ptools *p, const char *s, size_t n)
 		    s[n - 1])))
 			n--;
 	}
-	c = n > 0 ? jv_parse_sized(s, (int)n) : jv_invalid();
+	c = n > 0 ? oxi_json_parse(s, n) : jv_invalid();
 	name = oxi_jget(c, "name");
 	args = oxi_jget(c, "arguments");
 	if (!jv_is_valid(args)) {
@@ -298,7 +298,8 @@ call(struct oxi_ptools *p, const char *s, size_t n)
 	}
 	if (oxi_jis(args, JV_KIND_STRING)) {
 		v = args;
-		args = jv_parse(jv_string_value(v));
+		args = oxi_json_parse(jv_string_value(v),
+		    strlen(jv_string_value(v)));
 		jv_free(v);
 	}
 	if (!jv_is_valid(args) || oxi_jis(args, JV_KIND_NULL)) {

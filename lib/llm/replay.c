@@ -144,7 +144,7 @@ oxi_replay_load(const char *path, char *why, size_t len)
 		lineno++;
 		if (nl == p)
 			continue;
-		rec = jv_parse_sized(p, (int)(nl - p));
+		rec = oxi_json_parse(p, nl - p);
 		if (jv_get_kind(rec) != JV_KIND_OBJECT) {
 			jv_free(rec);
 			snprintf(why, len, "%.200s:%lu: not a JSON object",

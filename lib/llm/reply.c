@@ -195,8 +195,8 @@ calls(struct oxi_llm_reply *r)
 
 	for (i = 0; i < r->ncalls; i++) {
 		p = &r->calls[i];
-		args = p->args.len > 0 ? jv_parse_sized(p->args.s,
-		    (int)p->args.len) : jv_object();
+		args = p->args.len > 0 ?
+		    oxi_json_parse(p->args.s, p->args.len) : jv_object();
 		if (jv_get_kind(args) != JV_KIND_OBJECT) {
 			jv_free(args);
 			jv_free(out);
@@ -430,7 +430,8 @@ oxi_llm_call_args(jv tc)
 
 	if (oxi_jis(args, JV_KIND_STRING)) {
 		s = args;
-		args = jv_parse(jv_string_value(s));
+		args = oxi_json_parse(jv_string_value(s),
+		    strlen(jv_string_value(s)));
 		jv_free(s);
 	}
 	if (!oxi_jis(args, JV_KIND_OBJECT)) {

@@ -526,7 +526,7 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 	(void)type;
 	if (len == 6 && memcmp(data, "[DONE]", 6) == 0)
 		return 0;
-	e = jv_parse_sized(data, (int)len);
+	e = oxi_json_parse(data, len);
 	if (!jv_is_valid(e) || !oxi_jis(e, JV_KIND_OBJECT)) {
 		jv_free(e);
 		oxi_llm_wire_badevent(&s->w, &s->r);
@@ -562,7 +562,7 @@ result(void *rd, const char **code, int *retry)
 	int i, n;
 
 	if (s->w.mode == OXI_LLM_JSON && !s->r.failed && !s->r.ended) {
-		o = jv_parse_sized(s->w.json.s, (int)s->w.json.len);
+		o = oxi_json_parse(s->w.json.s, s->w.json.len);
 		v = oxi_jget(o, "status");
 		if (!jv_is_valid(o)) {
 			oxi_llm_reply_fail(&s->r, "truncated", 1, "the reply"

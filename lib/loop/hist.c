@@ -152,7 +152,7 @@ oxi_hist_load(sqlite3 *db, const char *session, int max)
 		m = jv_object_set(m, jv_string("content"),
 		    s ? jv_string(s) : jv_null());
 		if ((s = (const char *)sqlite3_column_text(st, 2))) {
-			calls = jv_parse(s);
+			calls = oxi_json_parse(s, strlen(s));
 			if (jv_is_valid(calls))
 				m = jv_object_set(m, jv_string("tool_calls"),
 				    calls);
@@ -163,7 +163,7 @@ oxi_hist_load(sqlite3 *db, const char *session, int max)
 			m = jv_object_set(m, jv_string("tool_call_id"),
 			    jv_string(s));
 		if ((s = (const char *)sqlite3_column_text(st, 4))) {
-			jv x = jv_parse(s);
+			jv x = oxi_json_parse(s, strlen(s));
 
 			if (jv_get_kind(x) == JV_KIND_OBJECT)
 				m = jv_object_merge(x, m);

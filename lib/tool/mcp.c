@@ -277,7 +277,7 @@ takemsg(struct server *s, jv *msg)
 
 	while (s->rd.len > 0 && (nl = memchr(s->rd.s, '\n', s->rd.len))) {
 		n = nl - s->rd.s;
-		m = jv_parse_sized(s->rd.s, (int)n);
+		m = oxi_json_parse(s->rd.s, n);
 		oxi_buf_consume(&s->rd, n + 1);
 		if (jv_get_kind(m) == JV_KIND_OBJECT) {
 			*msg = m;
@@ -994,7 +994,7 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 		    strerror(errno));
 		goto bad;
 	}
-	cfg = jv_parse_sized(b.s ? b.s : "", (int)b.len);
+	cfg = oxi_json_parse(b.s ? b.s : "", b.len);
 	oxi_buf_free(&b);
 	if (jv_get_kind(cfg) != JV_KIND_OBJECT) {
 		snprintf(why, len, "'%s': not a JSON object", path);

@@ -205,7 +205,7 @@ static int
 handle(const struct oxi_tool_ctx *ctx, int fd, const char *line,
     size_t len, jv defs, struct oxi_buf *out)
 {
-	jv m = jv_parse_sized(line, (int)len), id, params, pv;
+	jv m = oxi_json_parse(line, len), id, params, pv;
 	const char *method;
 	int r, modern = 0;
 

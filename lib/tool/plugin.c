@@ -349,7 +349,7 @@ pluginof(const char *name)
 static jv
 checkdef(const char *name, const char *s, size_t len, int *net)
 {
-	jv d = jv_parse_sized(s, (int)len), v, def;
+	jv d = oxi_json_parse(s, len), v, def;
 
 	*net = 0;
 	if (!jv_is_valid(d)) {

@@ -824,7 +824,7 @@ canon(const char *line, size_t len)
 		len--;
 	if (len == 0 || line[0] == '#')
 		return NULL;
-	v = jv_parse_sized(line, (int)len);
+	v = oxi_json_parse(line, len);
 	if (jv_get_kind(v) != JV_KIND_OBJECT) {
 		jv_free(v);
 		return NULL;

@@ -441,7 +441,7 @@ websearch(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		    res.status == 429 ? " (rate limited; try later)" : "");
 		goto done;
 	}
-	doc = jv_parse_sized(res.body.s ? res.body.s : "", (int)res.body.len);
+	doc = oxi_json_parse(res.body.s ? res.body.s : "", res.body.len);
 	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
 		jv_free(doc);
 		oxi_tool_fail(out, T, "%s answered something that is not a "
