@@ -31,7 +31,28 @@ all: $(BINS) tests/jnorm
 .c.o:
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(LIBOBJ): $(LIBHDR) config.mk
+# each wing's objects depend on core, their own headers and the faces of
+# the wings below them (lib/README)
+CORE_OBJ != ls lib/core/*.c | sed 's/c$$/o/'
+NET_OBJ != ls lib/net/*.c | sed 's/c$$/o/'
+LLM_OBJ != ls lib/llm/*.c | sed 's/c$$/o/'
+TOOL_OBJ != ls lib/tool/*.c | sed 's/c$$/o/'
+SBX_OBJ != ls lib/sandbox/*.c | sed 's/c$$/o/'
+CHAN_OBJ != ls lib/channel/*.c | sed 's/c$$/o/'
+GUARD_OBJ != ls lib/guard/*.c | sed 's/c$$/o/'
+LOOP_OBJ != ls lib/loop/*.c | sed 's/c$$/o/'
+NET_H != ls lib/net/*.h
+LLM_H != ls lib/llm/*.h
+TOOL_H != ls lib/tool/*.h
+SBX_H != ls lib/sandbox/*.h
+$(LIBOBJ): lib/oxi.h config.mk
+$(NET_OBJ): $(NET_H)
+$(LLM_OBJ): $(NET_H) $(LLM_H)
+$(TOOL_OBJ): $(NET_H) $(SBX_H) $(TOOL_H)
+$(SBX_OBJ): $(SBX_H)
+$(CHAN_OBJ): lib/channel/channel.h
+$(GUARD_OBJ): lib/guard/guard.h
+$(LOOP_OBJ): lib/loop/loop.h
 
 lib/liboxi.a: $(LIBOBJ)
 	rm -f $@
@@ -39,6 +60,12 @@ lib/liboxi.a: $(LIBOBJ)
 
 bin/oxi-%: bin/oxi-%.c lib/liboxi.a $(LIBHDR)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/liboxi.a $(LIBS_oxi-$*) -lm
+
+# the liboxi members a command pulls in, for tests/t0005-layout.t
+tests/tmp/map/oxi-%: bin/oxi-%.c lib/liboxi.a
+	@mkdir -p tests/tmp/map
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/liboxi.a $(LIBS_oxi-$*) \
+		-lm -Wl,-Map=$@.map
 
 tests/jnorm: tests/jnorm.c lib/liboxi.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/jnorm.c lib/liboxi.a $(JQ_LIBS) -lm
