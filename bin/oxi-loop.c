@@ -125,7 +125,7 @@ loadtools(void)
 		oxi_die(OXI_EX_USAGE, "unable to run tool stage '%s'", toolcmd);
 	if (code != 0)
 		oxi_die(OXI_EX_TEMP, "'%s --list' exited %d", toolcmd, code);
-	v = jv_parse_sized(out.s ? out.s : "", (int)out.len);
+	v = oxi_json_parse(out.s ? out.s : "", out.len);
 	if (jv_get_kind(v) != JV_KIND_ARRAY)
 		oxi_die(OXI_EX_USAGE, "'%s --list' did not print a JSON array",
 		    toolcmd);
