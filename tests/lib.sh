@@ -24,6 +24,8 @@ SHARED="$TOP/../shared"
 [ -d "$SHARED" ] || SHARED=
 export SHARED
 JNORM="$TESTS/jnorm"
+UTOP=$TOP	# the tree as the user of $RUN sees it (see unpriv)
+RUN=
 
 _n=0
 _fail=0
@@ -34,7 +36,25 @@ _cleanup() {
 trap _cleanup EXIT
 trap 'exit 1' INT TERM
 
-plan() { echo "1..$1"; }
+plan() {
+	_planned=$1
+	echo "1..$1"
+}
+
+# skip_all WHY: the file is skipped, with one plan: "1..0 # SKIP WHY"
+# before the plan, or once it is out, each test left as "ok N # SKIP"
+skip_all() {
+	if [ -z "${_planned:-}" ]; then
+		echo "1..0 # SKIP $*"
+		exit 0
+	fi
+	while [ "$_n" -lt "$_planned" ]; do
+		_n=$((_n + 1))
+		echo "ok $_n # SKIP $*"
+	done
+	[ "$_fail" = 0 ]
+	exit
+}
 diag() { printf '# %s\n' "$@"; }
 
 _result() {	# _result OK DESC
@@ -172,6 +192,43 @@ nocalls() {
 	grep '^oxi-tool: info: call ' "$1" >"$1.calls"
 	grep -v '^oxi-tool: info: call ' "$1" >"$1.rest"
 	mv "$1.rest" "$1"
+}
+
+# unpriv: what follows runs as nobody through $RUN, from wherever this
+# tree lies (a clone under a 0700 directory such as /root): $TMP moves to
+# a fresh directory under /tmp that others can enter (a short name: the
+# warnings of oxi-tool cut paths at 64 bytes), HOME, OXI_HOME and
+# OXI_CONFIG_DIR with it; UOWNER is nobody's user:group.  Call it before
+# the plan and before anything is made in $TMP; it skips the file when
+# not root, without setpriv or without the user nobody.
+unpriv() {
+	[ "$(id -u)" = 0 ] || skip_all "switching to nobody needs root"
+	command -v setpriv >/dev/null || skip_all "no setpriv"
+	id nobody >/dev/null 2>&1 || skip_all "no user nobody"
+	UOWNER=nobody:$(id -g nobody)
+	RUN="setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups"
+	rm -rf "$TMP"
+	TMP=$(mktemp -d /tmp/oxi-nobody.XXXXXX) || exit 1
+	chmod 755 "$TMP"
+	OXI_HOME=$TMP/home OXI_CONFIG_DIR=$TMP/config HOME=$TMP/userhome
+	UTOP=$TMP/top
+	PATH="$UTOP/bin:$UTOP/tests:$PATH"
+	export TMP OXI_HOME OXI_CONFIG_DIR HOME PATH UOWNER
+	mkdir -p "$HOME" "$UTOP"
+	$RUN sh -c 'cd "$1"' - "$TMP" 2>/dev/null ||
+		skip_all "nobody cannot enter $TMP"
+}
+
+# unpriv_copy PATH...: copies each PATH of the tree (bin/oxi-tool,
+# tests/plugins) to $UTOP, readable by all, for the user of $RUN; after
+# unpriv only (else $UTOP is the tree itself)
+unpriv_copy() {
+	[ "$UTOP" != "$TOP" ] || return 0
+	for _p in "$@"; do
+		mkdir -p "$UTOP/$(dirname "$_p")"
+		cp -R "$TOP/$_p" "$UTOP/$_p" || exit 1
+	done
+	chmod -R a+rX "$UTOP"
 }
 
 done_testing() {

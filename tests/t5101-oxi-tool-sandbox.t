@@ -8,17 +8,11 @@ cd "${0%/*}" && . ./lib.sh
 
 MECH=${SBX_MECH:-bwrap}
 AS=${SBX_AS:-$(id -un)}
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
 [ "$MECH" != bwrap ] || command -v bwrap >/dev/null ||
 	skip_all "bubblewrap is not installed"
-RUN=
 if [ "${SBX_AS:-}" = nobody ]; then
-	[ "$(id -u)" = 0 ] || skip_all "switching to nobody needs root"
-	command -v setpriv >/dev/null || skip_all "no setpriv"
-	RUN="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	unpriv
+	unpriv_copy bin/oxi-tool
 fi
 
 WS=$TMP/ws
@@ -127,10 +121,7 @@ PORT=$(cat "$TMP/port")
 : >"$TMP/accepted"
 chmod -R a+rX "$HOME" "$TMP"
 if [ -n "$RUN" ]; then
-	chown -R nobody:nogroup "$WS" "$OXI_HOME" "$OXI_CONFIG_DIR"
-	$RUN sh -c 'test -x "$1" && cd "$2"' - "$TOP/bin/oxi-tool" "$WS" ||
-		skip_all "nobody cannot reach $TOP/bin or $TMP (a parent" \
-		    "directory is closed to others)"
+	chown -R "$UOWNER" "$WS" "$OXI_HOME" "$OXI_CONFIG_DIR"
 fi
 # secrets the sandboxed commands must not see
 export FIXTURE_API_KEY=fixture-api-key-6b1e GITHUB_TOKEN=fixture-gh-token-2a9c

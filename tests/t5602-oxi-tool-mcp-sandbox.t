@@ -6,15 +6,9 @@
 cd "${0%/*}" && . ./lib.sh
 
 # SBX_AS=nobody runs oxi-tool as nobody through setpriv (t5503, t5605)
-RUN=
 if [ "${SBX_AS:-}" = nobody ]; then
-	skip_all() {
-		echo "1..0 # SKIP $*"
-		exit 0
-	}
-	[ "$(id -u)" = 0 ] || skip_all "switching to nobody needs root"
-	command -v setpriv >/dev/null || skip_all "no setpriv"
-	RUN="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	unpriv
+	unpriv_copy bin/oxi-tool tests/fake/mcp-stdio.py
 fi
 
 plan 19
@@ -25,16 +19,12 @@ echo 'FIXTURE-SSH-PRIVATE-KEY-c41d' >"$HOME/.ssh/id_ed25519"
 echo '# bashrc' >"$HOME/.bashrc"
 fake_server tcp-sink.py --log "$TMP/sink.log"
 chmod -R a+rX "$HOME" "$TMP"
-if [ -n "$RUN" ]; then
-	chown -R nobody:nogroup "$WS"
-	$RUN sh -c 'test -x "$1" && cd "$2"' - "$TOP/bin/oxi-tool" "$WS" ||
-		skip_all "nobody cannot reach $TOP/bin or $TMP (a parent" \
-		    "directory is closed to others)"
-fi
+[ -z "$RUN" ] || chown -R "$UOWNER" "$WS"
 cfg() {	# cfg NETWORK: one server "fake" with sandbox.network NETWORK
 	cat >"$TMP/mcp.json" <<EOF2
-{"servers":{"fake":{"command":"python3","args":["$TESTS/fake/mcp-stdio.py"],
- "env":{"ANSWER":"42"},"sandbox":{"network":$1,"ro":["$TESTS/fake"]}}}}
+{"servers":{"fake":{"command":"python3",
+ "args":["$UTOP/tests/fake/mcp-stdio.py"],"env":{"ANSWER":"42"},
+ "sandbox":{"network":$1,"ro":["$UTOP/tests/fake"]}}}}
 EOF2
 }
 call() {
