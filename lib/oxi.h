@@ -56,6 +56,8 @@ void oxi_info(const char *, ...) OXI_PRINTF(1, 2);
 void oxi_debug(const char *, ...) OXI_PRINTF(1, 2);
 /* 111 if errno e is a temporary condition, else 100 (qmail error_temp) */
 int oxi_errtemp(int e);
+
+/* opt.c: options and settings */
 /*
  * Handles -h, --help and --version in argv[1] before getopt: prints the
  * usage text (which may hold several lines, each a synopsis) and a pointer
@@ -64,6 +66,20 @@ int oxi_errtemp(int e);
 void oxi_std_opts(int, char **, const char *usage);
 /* prints "usage: <usage>" to stderr and exits 100 */
 OXI_NORETURN void oxi_usage(const char *usage);
+/* parses a file descriptor number for -d and friends; dies 100 if bad */
+int oxi_fdarg(const char *);
+/* parses a non-negative size with optional k/m suffix; dies 100 if bad */
+size_t oxi_sizearg(const char *, const char *what);
+/*
+ * $name in seconds (a decimal number, fractions allowed, more than 0 and
+ * at most 86400) as milliseconds, rounded, in *ms; dflt if unset or
+ * empty.  0, or -1 (and *ms = dflt) if the value is bad: the caller
+ * chooses to die or to warn.
+ */
+int oxi_env_ms(const char *name, long dflt, long *ms);
+/* $name as a decimal count from 0 to max in *v; dflt if unset or empty.
+ * 0, or -1 (and *v = dflt) if the value is bad */
+int oxi_env_int(const char *name, long dflt, long max, long *v);
 
 /* x.c: allocation that dies with 111 */
 void *xmalloc(size_t);
@@ -94,10 +110,6 @@ void oxi_buf_consume(struct oxi_buf *, size_t n);
 int oxi_writeall(int fd, const void *, size_t n);
 int oxi_fd_cloexec(int fd);
 int oxi_fd_nonblock(int fd, int on);
-/* parses a file descriptor number for -d and friends; dies 100 if bad */
-int oxi_fdarg(const char *);
-/* parses a non-negative size with optional k/m suffix; dies 100 if bad */
-size_t oxi_sizearg(const char *, const char *what);
 /* reads a whole file up to max bytes into b (appends); 0 or -1 */
 int oxi_readfile(const char *path, struct oxi_buf *b, size_t max);
 /* flushes and checks a stdio stream at exit; dies 111 on error */
