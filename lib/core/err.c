@@ -1,5 +1,6 @@
 /* err.c - diagnostics: one line each on stderr, "prog: level: message" */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,30 @@
 
 const char *oxi_prog = "oxi";
 int oxi_verbose;
+
+/* write(2) until done, retrying on EINTR and EAGAIN: err.c stands alone,
+ * below io.c and buf.c, which die through it */
+static void
+put(const char *s, size_t n)
+{
+	struct pollfd pfd = { 2, POLLOUT, 0 };
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(2, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				(void)poll(&pfd, 1, -1);
+				continue;
+			}
+			return;
+		}
+		s += w;
+		n -= w;
+	}
+}
 
 /*
  * Formats into a bounded buffer, turns control characters (a newline in
@@ -43,7 +68,7 @@ vmsg(const char *level, int sys, const char *fmt, va_list ap)
 		if (*p < 0x20 || *p == 0x7f)
 			*p = ' ';
 	buf[n++] = '\n';
-	(void)oxi_writeall(2, buf, n);
+	put(buf, n);
 	errno = e;
 }
 
