@@ -184,22 +184,16 @@ configure(int reload)
 static void
 reject(const char *why)
 {
-	size_t n;
-
-	oxi_warn("%s:%lu: %s, record dead-lettered", in.name, in.lineno, why);
-	/* the dead letter must not keep a secret either */
-	if (outmode && (n = oxi_redact(&secrets, in.line, in.linelen, &red)))
-		oxi_deadletter(in.name, in.lineno, why, red.s, red.len);
-	else
-		oxi_deadletter(in.name, in.lineno, why, in.line, in.linelen);
+	/* the dead letter must not keep a secret either: in 'out' mode,
+	 * oxi_deadletter_filter (dlq_redact) redacts it */
+	oxi_nd_reject(&in, why);
 	status = OXI_EX_FALSE;
 }
 
 static void
 passraw(void)
 {
-	if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+	oxi_nd_pass(&in);
 }
 
 /* copies key from src to dst when src has it */

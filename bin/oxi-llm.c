@@ -204,8 +204,7 @@ request(jv rec)
 
 	if (strcmp(type, "llm.request") != 0 &&
 	    strcmp(type, "embed.request") != 0) {
-		if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
-			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+		oxi_nd_pass(&in);
 		jv_free(rec);
 		return;
 	}
@@ -213,10 +212,7 @@ request(jv rec)
 	if (r != OXI_LLM_STARTED) {
 		m = oxi_msg_peek(err, "message");
 		if (r == OXI_LLM_BAD) {
-			oxi_warn("%s:%lu: %s, record dead-lettered", in.name,
-			    in.lineno, m);
-			oxi_deadletter(in.name, in.lineno, m, in.line,
-			    in.linelen);
+			oxi_nd_reject(&in, m);
 			status = OXI_EX_FALSE;
 		} else
 			oxi_warn("request %s: %s: %s", oxi_msg_peek(rec, "id"),

@@ -198,6 +198,15 @@ int oxi_nd_write(int fd, jv rec);
 int oxi_nd_write_raw(int fd, const char *line, size_t len);
 /* like oxi_nd_write on stdout; dies 111 if downstream is gone */
 void oxi_nd_out(jv rec);
+/* the record just taken (in->line), byte for byte, to stdout; dies 111
+ * if downstream is gone */
+void oxi_nd_pass(const struct oxi_nd *);
+/*
+ * A good record of the wrong shape, the one just taken: warns
+ * "source:N: why, record dead-lettered" and writes its dead letter
+ * (through oxi_deadletter_filter).  The caller sets its exit status.
+ */
+void oxi_nd_reject(struct oxi_nd *, const char *why);
 /*
  * Appends a dead-letter record for a bad line: to $OXI_DEADLETTER if set,
  * else deadletter.ndjson in the state directory.  Never fails loudly:

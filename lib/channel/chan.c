@@ -67,14 +67,6 @@ oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o)
 	return r;
 }
 
-void
-oxi_chan_reject(struct oxi_nd *in, const char *why)
-{
-	oxi_warn("%s:%lu: %s, record dead-lettered", in->name, in->lineno,
-	    why);
-	oxi_deadletter(in->name, in->lineno, why, in->line, in->linelen);
-}
-
 int
 oxi_chan_receipt(int fd, const char *channel, const char *ref,
     const char *pid, int ok, const char *error)

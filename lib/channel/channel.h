@@ -40,9 +40,6 @@ oxi_chan_fn oxi_chan_find(const char *name, int dir);
  * when the channel fails.
  */
 int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
-/* warns "source:line: why, record dead-lettered" about the record just
- * taken from in, and dead-letters its line */
-void oxi_chan_reject(struct oxi_nd *in, const char *why);
 /*
  * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
  * "platform_id":pid,"ok":ok} to fd, with "error":error when error is

@@ -380,7 +380,7 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	}
 	id = oxi_msg_peek(rec, "id");
 	if (tx_check(rec, draft, &why) < 0) {
-		oxi_chan_reject(in, why);
+		oxi_nd_reject(in, why);
 		if (out && id && t->o->rcptfd >= 0 &&
 		    oxi_chan_receipt(t->o->rcptfd, "cli", id, NULL, 0,
 		    why) < 0) {
