@@ -196,18 +196,6 @@ passraw(void)
 	oxi_nd_pass(&in);
 }
 
-/* copies key from src to dst when src has it */
-static jv
-copykey(jv dst, jv src, const char *key)
-{
-	jv v = jv_object_get(jv_copy(src), jv_string(key));
-
-	if (jv_is_valid(v))
-		return jv_object_set(dst, jv_string(key), v);
-	jv_free(v);
-	return dst;
-}
-
 static void
 refuse(jv rec, const char *id, size_t len)
 {
@@ -217,13 +205,9 @@ refuse(jv rec, const char *id, size_t len)
 	oxi_id_new(rid);
 	snprintf(text, sizeof text, "Your message is too long (%zu bytes; "
 	    "the limit is %zu).", len, maxbytes);
-	out = oxi_msg_new("msg.out");
+	out = oxi_msg_reply(rec, "msg.out");
 	out = jv_object_set(out, jv_string("id"), jv_string(rid));
 	out = jv_object_set(out, jv_string("in_reply_to"), jv_string(id));
-	out = copykey(out, rec, "channel");
-	out = copykey(out, rec, "account");
-	out = copykey(out, rec, "chat");
-	out = copykey(out, rec, "thread");
 	out = jv_object_set(out, jv_string("text"), jv_string(text));
 	out = jv_object_set(out, jv_string("format"), jv_string("text"));
 	oxi_nd_out(out);

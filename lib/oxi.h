@@ -94,7 +94,7 @@ struct oxi_buf {
 	size_t len;		/* bytes used, without the NUL */
 	size_t cap;		/* bytes allocated */
 };
-#define OXI_BUF_INIT	{ NULL, 0, 0 }
+#define OXI_BUF_INIT	{ .s = NULL, .len = 0, .cap = 0 }
 void oxi_buf_grow(struct oxi_buf *, size_t extra);
 void oxi_buf_cat(struct oxi_buf *, const void *, size_t);
 void oxi_buf_cats(struct oxi_buf *, const char *);
@@ -241,6 +241,16 @@ jv oxi_msg_error(const char *ref, const char *code, const char *msg,
     int retryable);
 /* a string or a number as a string, for platform ids; consumes v */
 jv oxi_msg_idstr(jv v);
+/* {"v":1,"type":type} with the routing keys "channel", "account", "chat"
+ * and "thread" of in (borrowed) that in has, for a record answering it */
+jv oxi_msg_reply(jv in, const char *type);
+/*
+ * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
+ * "platform_id":pid,"ok":ok} to fd, with "error":error when error is
+ * not NULL and pid null when NULL.  0 or -1 with errno.
+ */
+int oxi_msg_receipt(int fd, const char *channel, const char *ref,
+    const char *pid, int ok, const char *error);
 
 /*
  * json.c: small accessors for JSON values.  The exception to the rule at
@@ -303,6 +313,7 @@ struct oxi_coproc {
 	char *cmd;		/* the shell command line it runs */
 	const char *name;	/* for diagnostics */
 };
+#define OXI_COPROC_INIT	{ .pid = -1, .in = -1, .outq = OXI_BUF_INIT }
 /* starts "/bin/sh -c 'exec CMD'" as a coprocess: 0 or -1 */
 int oxi_coproc_start(struct oxi_coproc *, const char *name, const char *cmd);
 /*

@@ -67,22 +67,6 @@ oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o)
 	return r;
 }
 
-int
-oxi_chan_receipt(int fd, const char *channel, const char *ref,
-    const char *pid, int ok, const char *error)
-{
-	jv r = oxi_msg_new("receipt");
-
-	r = jv_object_set(r, jv_string("ref"), jv_string(ref));
-	r = jv_object_set(r, jv_string("channel"), jv_string(channel));
-	r = jv_object_set(r, jv_string("platform_id"),
-	    pid ? jv_string(pid) : jv_null());
-	r = jv_object_set(r, jv_string("ok"), jv_bool(ok));
-	if (error)
-		r = jv_object_set(r, jv_string("error"), jv_string(error));
-	return oxi_nd_write(fd, r);
-}
-
 void
 oxi_term_clean(struct oxi_buf *b, const char *s, size_t len)
 {

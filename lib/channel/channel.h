@@ -41,13 +41,6 @@ oxi_chan_fn oxi_chan_find(const char *name, int dir);
  */
 int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
 /*
- * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
- * "platform_id":pid,"ok":ok} to fd, with "error":error when error is
- * not NULL and pid null when NULL.  0 or -1 with errno.
- */
-int oxi_chan_receipt(int fd, const char *channel, const char *ref,
-    const char *pid, int ok, const char *error);
-/*
  * Appends s[0..len) to b, safe to show on a terminal: C0 controls but
  * \n and \t in caret notation (ESC is "^["), DEL as "^?", C1 controls
  * as "^[" and their 7-bit form (CSI is "^[["), CR dropped.  s is UTF-8.

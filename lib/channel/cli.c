@@ -382,7 +382,7 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	if (tx_check(rec, draft, &why) < 0) {
 		oxi_nd_reject(in, why);
 		if (out && id && t->o->rcptfd >= 0 &&
-		    oxi_chan_receipt(t->o->rcptfd, "cli", id, NULL, 0,
+		    oxi_msg_receipt(t->o->rcptfd, "cli", id, NULL, 0,
 		    why) < 0) {
 			*what = "unable to write a receipt";
 			return -1;
@@ -433,7 +433,7 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	if (out && id && t->o->rcptfd >= 0) {
 		memcpy(pid, "cli:", 4);
 		oxi_id_new(pid + 4);
-		if (oxi_chan_receipt(t->o->rcptfd, "cli", id, pid, 1,
+		if (oxi_msg_receipt(t->o->rcptfd, "cli", id, pid, 1,
 		    NULL) < 0) {
 			*what = "unable to write a receipt";
 			return -1;

@@ -18,7 +18,7 @@ struct oxi_allow {
 	size_t nbad;		/* invalid entries skipped */
 	char bad[64];		/* the first of them, cut short, for a warning */
 };
-#define OXI_ALLOW_INIT	{ NULL, 0, 0, 0, "" }
+#define OXI_ALLOW_INIT	{ .v = NULL, .n = 0, .cap = 0, .nbad = 0, .bad = "" }
 /*
  * Adds the entries of s[0..len), separated by commas or white space.  An
  * entry is "*" (everyone), "CHANNEL:*", "CHANNEL:FROM", "*:FROM" or a bare
@@ -46,7 +46,7 @@ struct oxi_secrets {
 	size_t cap;		/* values allocated */
 	unsigned char first[256];	/* first bytes of the values */
 };
-#define OXI_SECRETS_INIT	{ NULL, 0, 0, { 0 } }
+#define OXI_SECRETS_INIT	{ .v = NULL, .n = 0, .cap = 0, .first = { 0 } }
 /* adds a copy of s[0..len): 0, or 1 if shorter than OXI_SECRET_MIN */
 int oxi_secrets_add(struct oxi_secrets *, const char *s, size_t len);
 /*
