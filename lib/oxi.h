@@ -341,6 +341,34 @@ int oxi_utf8_valid(const char *s, size_t n, int flags);
  * does not end inside a UTF-8 sequence */
 size_t oxi_utf8_cut(const char *s, size_t len, size_t max);
 
+/* stage.c: the record loop of a filter stage */
+struct oxi_stage {
+	struct oxi_nd in;	/* stdin as records */
+	int status;		/* OXI_EX_OK, or OXI_EX_FALSE once a record
+				 * was rejected */
+	void (*record)(struct oxi_stage *, jv rec);	/* consumes rec */
+	void (*hup)(struct oxi_stage *);	/* SIGHUP: reload, or NULL to
+						 * ignore */
+	void *arg;		/* for the callbacks */
+};
+/*
+ * stdin, maxline (0: $OXI_MAXLINE or 1 MiB), TERM and HUP caught, SIGPIPE
+ * ignored if nopipe; dies 111 if the signals cannot be set up.  Set
+ * record (and hup, arg) afterwards.
+ */
+void oxi_stage_init(struct oxi_stage *, size_t maxline, int nopipe);
+/*
+ * Readiness on notif, then records until EOF or SIGTERM (what was read
+ * is finished; oxi_sig_term tells which): the exit status.  Dies 111 if
+ * stdin cannot be read.
+ */
+int oxi_stage_run(struct oxi_stage *, int notif);
+/* the record just taken, byte for byte, to stdout; dies 111 if stdout is
+ * gone */
+void oxi_stage_pass(const struct oxi_stage *);
+/* "stdin:N: why, record dead-lettered", the dead letter, status 1 */
+void oxi_stage_reject(struct oxi_stage *, const char *why);
+
 /* db.c: SQLite */
 struct sqlite3;
 /*
