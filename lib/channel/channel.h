@@ -22,6 +22,13 @@ struct oxi_chan_opts {
  * ("unable to write to stdout"), for main() to die with.
  */
 typedef int (*oxi_chan_fn)(const struct oxi_chan_opts *, const char **what);
+/* a channel: each channel file exports one, and chan.c lists them */
+struct oxi_chan {
+	const char *name;	/* as oxi-recv and oxi-send take it */
+	oxi_chan_fn recv;	/* its receiver, or NULL */
+	oxi_chan_fn send;	/* its sender, or NULL */
+};
+extern const struct oxi_chan oxi_chan_cli;	/* cli.c: the terminal */
 /* the direction of a channel's function */
 enum { OXI_CHAN_RECV, OXI_CHAN_SEND };
 /* o with the defaults: no fds, maxline $OXI_MAXLINE or 1 MiB (dies 100
@@ -41,13 +48,10 @@ oxi_chan_fn oxi_chan_find(const char *name, int dir);
  */
 int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
 /*
- * Appends s[0..len) to b, safe to show on a terminal: C0 controls but
+ * term.c: appends s[0..len) to b, safe to show on a terminal: C0 controls but
  * \n and \t in caret notation (ESC is "^["), DEL as "^?", C1 controls
  * as "^[" and their 7-bit form (CSI is "^[["), CR dropped.  s is UTF-8.
  */
 void oxi_term_clean(struct oxi_buf *b, const char *s, size_t len);
-/* channel/cli.c: the terminal, plain lines in and text out */
-int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
-int oxi_cli_send(const struct oxi_chan_opts *, const char **what);
 
 #endif

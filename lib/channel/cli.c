@@ -102,8 +102,8 @@ rx_line(struct rx *x, const char *line, size_t len)
 	return rc;
 }
 
-int
-oxi_cli_recv(const struct oxi_chan_opts *o, const char **what)
+static int
+cli_recv(const struct oxi_chan_opts *o, const char **what)
 {
 	struct oxi_buf b = OXI_BUF_INIT;
 	struct pollfd pfd[2];
@@ -466,8 +466,8 @@ tx_stage(struct oxi_stage *st, jv rec)
 		st->status = OXI_EX_FALSE;
 }
 
-int
-oxi_cli_send(const struct oxi_chan_opts *o, const char **what)
+static int
+cli_send(const struct oxi_chan_opts *o, const char **what)
 {
 	struct oxi_stage st;
 	struct tx t;
@@ -500,3 +500,9 @@ oxi_cli_send(const struct oxi_chan_opts *o, const char **what)
 	oxi_nd_free(&st.in);
 	return status;
 }
+
+const struct oxi_chan oxi_chan_cli = {
+	.name = "cli",
+	.recv = cli_recv,
+	.send = cli_send,
+};
