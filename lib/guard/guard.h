@@ -6,7 +6,7 @@
 
 #include "oxi.h"
 
-/* guard.c: sender allowlist and secret redaction (oxi-guard) */
+/* allow.c: the sender allowlist (oxi-guard in) */
 struct oxi_allow_ent {
 	char *channel;		/* channel name, or NULL for any channel */
 	char *from;		/* sender id, or NULL for any sender */
@@ -35,6 +35,7 @@ int oxi_allow_ok(const struct oxi_allow *, const char *channel,
     const char *from);
 void oxi_allow_free(struct oxi_allow *);
 
+/* redact.c: secret values, redaction and hold-back (oxi-guard out) */
 #define OXI_SECRET_MIN	8	/* shorter values would redact words */
 struct oxi_secret {
 	char *s;		/* the value, NUL-terminated */
