@@ -21,7 +21,6 @@
  * 111 i/o error.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +40,7 @@ static const char *aflag;	/* -a: allowlist entries */
 static const char *sflag;	/* -s: secrets file */
 static int outmode;		/* 0: in, 1: out */
 static size_t maxbytes;		/* -m or its default */
-static int status = OXI_EX_OK;	/* exit status */
-static struct oxi_nd in;	/* stdin */
+static struct oxi_stage stage;	/* stdin, exit status */
 static struct oxi_allow allow = OXI_ALLOW_INIT;
 static struct oxi_secrets secrets = OXI_SECRETS_INIT;
 static struct oxi_buf red = OXI_BUF_INIT;	/* redacted text, reused */
@@ -180,40 +178,6 @@ configure(int reload)
 	}
 }
 
-/* a record of ours without its keys: warn, dead-letter, go on */
-static void
-reject(const char *why)
-{
-	size_t n;
-
-	oxi_warn("%s:%lu: %s, record dead-lettered", in.name, in.lineno, why);
-	/* the dead letter must not keep a secret either */
-	if (outmode && (n = oxi_redact(&secrets, in.line, in.linelen, &red)))
-		oxi_deadletter(in.name, in.lineno, why, red.s, red.len);
-	else
-		oxi_deadletter(in.name, in.lineno, why, in.line, in.linelen);
-	status = OXI_EX_FALSE;
-}
-
-static void
-passraw(void)
-{
-	if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
-}
-
-/* copies key from src to dst when src has it */
-static jv
-copykey(jv dst, jv src, const char *key)
-{
-	jv v = jv_object_get(jv_copy(src), jv_string(key));
-
-	if (jv_is_valid(v))
-		return jv_object_set(dst, jv_string(key), v);
-	jv_free(v);
-	return dst;
-}
-
 static void
 refuse(jv rec, const char *id, size_t len)
 {
@@ -223,13 +187,9 @@ refuse(jv rec, const char *id, size_t len)
 	oxi_id_new(rid);
 	snprintf(text, sizeof text, "Your message is too long (%zu bytes; "
 	    "the limit is %zu).", len, maxbytes);
-	out = oxi_msg_new("msg.out");
+	out = oxi_msg_reply(rec, "msg.out");
 	out = jv_object_set(out, jv_string("id"), jv_string(rid));
 	out = jv_object_set(out, jv_string("in_reply_to"), jv_string(id));
-	out = copykey(out, rec, "channel");
-	out = copykey(out, rec, "account");
-	out = copykey(out, rec, "chat");
-	out = copykey(out, rec, "thread");
 	out = jv_object_set(out, jv_string("text"), jv_string(text));
 	out = jv_object_set(out, jv_string("format"), jv_string("text"));
 	oxi_nd_out(out);
@@ -244,11 +204,11 @@ guardin(jv rec)
 	size_t len;
 
 	if (strcmp(oxi_msg_type_peek(rec), "msg.in") != 0) {
-		passraw();
+		oxi_stage_pass(&stage);
 		goto done;
 	}
 	if (oxi_msg_check(rec, &why) < 0) {
-		reject(why);
+		oxi_stage_reject(&stage, why);
 		goto done;
 	}
 	id = oxi_msg_peek(rec, "id");
@@ -269,7 +229,7 @@ guardin(jv rec)
 		    from ? from : "", channel, len, maxbytes);
 		refuse(rec, id, len);
 	} else
-		passraw();
+		oxi_stage_pass(&stage);
 	jv_free(f);
 done:
 	jv_free(rec);
@@ -287,7 +247,7 @@ guardout(jv rec)
 	type = oxi_msg_type_peek(rec);
 	if (strcmp(type, "msg.out") == 0 || strcmp(type, "msg.draft") == 0) {
 		if (oxi_msg_check(rec, &why) < 0) {
-			reject(why);
+			oxi_stage_reject(&stage, why);
 			goto done;
 		}
 		draft = type[4] == 'd';
@@ -297,14 +257,14 @@ guardout(jv rec)
 	else if (strcmp(type, "error") == 0)
 		key = "message";
 	else {
-		passraw();
+		oxi_stage_pass(&stage);
 		goto done;
 	}
 	v = jv_object_get(jv_copy(rec), jv_string(key));
 	if (jv_get_kind(v) != JV_KIND_STRING) {
 		/* not a shape we know: nothing of ours to redact */
 		jv_free(v);
-		passraw();
+		oxi_stage_pass(&stage);
 		goto done;
 	}
 	s = jv_string_value(v);
@@ -346,38 +306,33 @@ guardout(jv rec)
 		return;
 	}
 	jv_free(v);
-	passraw();
+	oxi_stage_pass(&stage);
 done:
 	jv_free(rec);
 }
 
-/* handles every record buffered; returns at OXI_ND_AGAIN or EOF */
-static int
-drain(void)
+/* the stage's callbacks; record consumes rec */
+static void
+record(struct oxi_stage *st, jv rec)
 {
-	jv rec;
-	int r;
-
-	for (;;) {
-		if (oxi_sig_hup) {
-			oxi_sig_hup = 0;
-			configure(1);
-		}
-		r = oxi_nd_take(&in, &rec);
-		if (r == OXI_ND_AGAIN || r == OXI_ND_EOF)
-			return r;
-		if (r == OXI_ND_BAD) {
-			status = OXI_EX_FALSE;
-			continue;
-		}
-		if (outmode)
-			guardout(rec);
-		else
-			guardin(rec);
-	}
+	(void)st;
+	if (outmode)
+		guardout(rec);
+	else
+		guardin(rec);
 }
 
-/* a broken outbound line must not carry a secret into the dead letters */
+static void
+hup(struct oxi_stage *st)
+{
+	(void)st;
+	configure(1);
+}
+
+/*
+ * A broken outbound line, or a record of ours without its keys
+ * (oxi_stage_reject), must not carry a secret into the dead letters.
+ */
 static int
 dlq_redact(const char *data, size_t len, struct oxi_buf *out)
 {
@@ -387,11 +342,9 @@ dlq_redact(const char *data, size_t len, struct oxi_buf *out)
 int
 main(int argc, char *argv[])
 {
-	struct pollfd pfd[2];
 	const char *v, *mflag = NULL;
-	int c, dflag = -1, sigfd;
+	int c, dflag = -1, r;
 	size_t lflag = 0;
-	ssize_t got;
 
 	oxi_prog = "oxi-guard";
 	oxi_std_opts(argc, argv, USAGE);
@@ -434,40 +387,15 @@ main(int argc, char *argv[])
 		oxi_die(OXI_EX_USAGE, "maxbytes %zu leaves no room for the "
 		    "truncation marker", maxbytes);
 
-	oxi_nd_init(&in, 0, "stdin");
-	if (lflag)
-		in.max = lflag;
-	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP)) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
+	oxi_stage_init(&stage, lflag, 0);
+	stage.record = record;
+	stage.hup = hup;
 	configure(0);
-	oxi_notify(dflag);
-
-	pfd[0].fd = 0;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = sigfd;
-	pfd[1].events = POLLIN;
-	while (drain() != OXI_ND_EOF && !oxi_sig_term) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			oxi_diesys(OXI_EX_TEMP, "unable to poll");
-		}
-		if (pfd[1].revents)
-			oxi_sig_drain();
-		if (oxi_sig_term)
-			break;
-		if (!pfd[0].revents)
-			continue;
-		if ((got = oxi_nd_fill(&in)) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-		}
-	}
+	r = oxi_stage_run(&stage, dflag);
 	/* SIGTERM: the records already read are finished, nothing more */
 	oxi_allow_free(&allow);
 	oxi_secrets_free(&secrets);
 	oxi_buf_free(&red);
-	oxi_nd_free(&in);
-	return oxi_sig_term ? OXI_EX_OK : status;
+	oxi_nd_free(&stage.in);
+	return oxi_sig_term ? OXI_EX_OK : r;
 }

@@ -67,39 +67,6 @@ static int status = OXI_EX_OK;
 static jv answer;
 static int printed, atnl = 1;
 
-/* seconds (fractions allowed) from the environment, as ms; dflt if unset */
-static long
-envms(const char *name, long dflt)
-{
-	const char *v = oxi_getenv(name);
-	char *end;
-	double d;
-
-	if (!v)
-		return dflt;
-	d = strtod(v, &end);
-	if (*end || d <= 0 || d > 86400)
-		oxi_die(OXI_EX_USAGE, "bad %s '%s': seconds expected", name, v);
-	return (long)(d * 1000 + 0.5);
-}
-
-/* a count from the environment */
-static int
-envint(const char *name, int dflt, int max)
-{
-	const char *v = oxi_getenv(name);
-	char *end;
-	long n;
-
-	if (!v)
-		return dflt;
-	n = strtol(v, &end, 10);
-	if (*end || end == v || n < 0 || n > max)
-		oxi_die(OXI_EX_USAGE, "bad %s '%s': a number from 0 to %d"
-		    " expected", name, v, max);
-	return (int)n;
-}
-
 static double
 usd(const char *what, const char *v)
 {
@@ -133,25 +100,49 @@ budgetarg(const char *s)
 static void
 settings(void)
 {
-	static const char *const vars[3] = {
+	static const char *const usdvars[3] = {
 		"OXI_BUDGET_DAY_USD", "OXI_BUDGET_MONTH_USD",
 		"OXI_BUDGET_SESSION_USD"
 	};
+	/* in the order they were always read: the first bad one is named */
+	static const struct {
+		const char *name;
+		long *ms;	/* seconds, as ms */
+		int *n;		/* or a count from 0 to max */
+		long max;
+	} vars[] = {
+		{ "OXI_LLM_CONNECT_TIMEOUT", &cfg.connect_ms, NULL, 0 },
+		{ "OXI_LLM_IDLE_TIMEOUT", &cfg.idle_ms, NULL, 0 },
+		{ "OXI_LLM_TIMEOUT", &cfg.total_ms, NULL, 0 },
+		{ "OXI_LLM_RETRIES", NULL, &cfg.retries, 20 },
+		{ "OXI_LLM_BACKOFF", &cfg.base_ms, NULL, 0 },
+		{ "OXI_LLM_BACKOFF_MAX", &cfg.cap_ms, NULL, 0 },
+		{ "OXI_LLM_RETRY_WINDOW", &cfg.window_ms, NULL, 0 },
+		{ "OXI_LLM_BREAKER", NULL, &cfg.brk_max, 1000 },
+		{ "OXI_LLM_BREAKER_TIME", &cfg.brk_ms, NULL, 0 },
+		{ NULL, NULL, NULL, 0 }
+	};
 	const char *v;
+	long n;
 	int i;
 
-	cfg.connect_ms = envms("OXI_LLM_CONNECT_TIMEOUT", 0);
-	cfg.idle_ms = envms("OXI_LLM_IDLE_TIMEOUT", 0);
-	cfg.total_ms = envms("OXI_LLM_TIMEOUT", 0);
-	cfg.retries = envint("OXI_LLM_RETRIES", cfg.retries, 20);
-	cfg.base_ms = envms("OXI_LLM_BACKOFF", cfg.base_ms);
-	cfg.cap_ms = envms("OXI_LLM_BACKOFF_MAX", cfg.cap_ms);
-	cfg.window_ms = envms("OXI_LLM_RETRY_WINDOW", cfg.window_ms);
-	cfg.brk_max = envint("OXI_LLM_BREAKER", cfg.brk_max, 1000);
-	cfg.brk_ms = envms("OXI_LLM_BREAKER_TIME", cfg.brk_ms);
+	cfg.connect_ms = cfg.idle_ms = cfg.total_ms = 0;
+	for (i = 0; vars[i].name; i++) {
+		v = vars[i].name;
+		if (vars[i].ms && oxi_env_ms(v, *vars[i].ms, vars[i].ms) < 0)
+			oxi_die(OXI_EX_USAGE, "bad %s '%s': seconds expected", v,
+			    oxi_getenv(v));
+		if (vars[i].n) {
+			if (oxi_env_int(v, *vars[i].n, vars[i].max, &n) < 0)
+				oxi_die(OXI_EX_USAGE, "bad %s '%s': a number from"
+				    " 0 to %ld expected", v, oxi_getenv(v),
+				    vars[i].max);
+			*vars[i].n = (int)n;
+		}
+	}
 	for (i = 0; i < 3; i++)
-		if ((v = oxi_getenv(vars[i])))
-			cfg.budget[i] = usd(vars[i], v);
+		if ((v = oxi_getenv(usdvars[i])))
+			cfg.budget[i] = usd(usdvars[i], v);
 }
 
 static void
@@ -213,8 +204,7 @@ request(jv rec)
 
 	if (strcmp(type, "llm.request") != 0 &&
 	    strcmp(type, "embed.request") != 0) {
-		if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
-			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+		oxi_nd_pass(&in);
 		jv_free(rec);
 		return;
 	}
@@ -222,10 +212,7 @@ request(jv rec)
 	if (r != OXI_LLM_STARTED) {
 		m = oxi_msg_peek(err, "message");
 		if (r == OXI_LLM_BAD) {
-			oxi_warn("%s:%lu: %s, record dead-lettered", in.name,
-			    in.lineno, m);
-			oxi_deadletter(in.name, in.lineno, m, in.line,
-			    in.linelen);
+			oxi_nd_reject(&in, m);
 			status = OXI_EX_FALSE;
 		} else
 			oxi_warn("request %s: %s: %s", oxi_msg_peek(rec, "id"),

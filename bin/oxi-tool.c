@@ -65,9 +65,8 @@
 #define MAXOUT_MAX	(256 * 1024 * 1024)
 
 static struct oxi_tool_ctx ctx = { -1, MAXOUT_DEFAULT };
-static struct oxi_nd in;
+static struct oxi_stage stage;	/* stdin, status */
 static struct oxi_buf out = OXI_BUF_INIT;
-static int status = OXI_EX_OK;
 
 /* appends string s (consumed) to array a (consumed) unless it is there */
 static jv
@@ -128,9 +127,7 @@ badcall(jv rec, const char *why)
 	jv id = oxi_msg_idstr(jv_object_get(jv_copy(rec), jv_string("id")));
 	char msg[256];
 
-	oxi_warn("%s:%lu: %s, record dead-lettered", in.name, in.lineno, why);
-	oxi_deadletter(in.name, in.lineno, why, in.line, in.linelen);
-	status = OXI_EX_FALSE;
+	oxi_stage_reject(&stage, why);
 	snprintf(msg, sizeof msg, "invalid tool.call: %s", why);
 	if (jv_get_kind(id) == JV_KIND_STRING)
 		result(rec, jv_string_value(id), msg, strlen(msg), 1, NULL);
@@ -198,6 +195,24 @@ serve(const char *wsdir, size_t maxline)
 	exit(OXI_EX_OK);
 }
 
+/* the stage's callbacks: a tool.call is answered, the rest passes */
+static void
+record(struct oxi_stage *st, jv rec)
+{
+	if (strcmp(oxi_msg_type_peek(rec), "tool.call") == 0)
+		call(rec);
+	else
+		oxi_stage_pass(st);
+	jv_free(rec);
+}
+
+static void
+hup(struct oxi_stage *st)
+{
+	(void)st;
+	oxi_debug("SIGHUP: nothing to reload");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -207,10 +222,8 @@ main(int argc, char *argv[])
 	};
 	const char *wsopt = NULL, *dir;
 	char wsabs[PATH_MAX];
-	struct pollfd pfd[2];
 	size_t maxline = 0;
-	int c, r, lflag = 0, mflag = 0, notif = -1, sigfd;
-	jv rec;
+	int c, lflag = 0, mflag = 0, notif = -1, r;
 
 	oxi_prog = "oxi-tool";
 	oxi_std_opts(argc, argv, USAGE);
@@ -260,12 +273,9 @@ main(int argc, char *argv[])
 		list(wsopt);	/* other options are allowed: -M, -P, -w
 				 * count */
 
-	oxi_nd_init(&in, 0, "stdin");
-	if (maxline)
-		in.max = maxline;
-	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP |
-	    OXI_SIG_NOPIPE)) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
+	oxi_stage_init(&stage, maxline, 1);
+	stage.record = record;
+	stage.hup = hup;
 	if (!(dir = oxi_ws_path(wsopt)))
 		oxi_diesys(oxi_errtemp(errno), "unable to find the workspace");
 	if ((ctx.ws = oxi_ws_open(dir)) < 0)
@@ -279,50 +289,9 @@ main(int argc, char *argv[])
 	if (mflag)
 		serve(wsabs, maxline);
 	extras(wsabs, 1);
-	oxi_notify(notif);
-
-	pfd[0].fd = 0;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = sigfd;
-	pfd[1].events = POLLIN;
-	for (;;) {
-		r = oxi_nd_take(&in, &rec);
-		if (r == OXI_ND_OK) {
-			if (strcmp(oxi_msg_type_peek(rec), "tool.call") == 0)
-				call(rec);
-			else if (oxi_nd_write_raw(1, in.line, in.linelen) < 0)
-				oxi_diesys(OXI_EX_TEMP,
-				    "unable to write to stdout");
-			jv_free(rec);
-			continue;
-		}
-		if (r == OXI_ND_BAD) {
-			status = OXI_EX_FALSE;
-			continue;
-		}
-		if (r == OXI_ND_EOF)
-			break;
-		/* every complete line read so far is answered */
-		if (oxi_sig_term)
-			break;
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			oxi_diesys(OXI_EX_TEMP, "unable to poll");
-		}
-		if (pfd[1].revents) {
-			oxi_sig_drain();
-			if (oxi_sig_hup) {
-				oxi_sig_hup = 0;
-				oxi_debug("SIGHUP: nothing to reload");
-			}
-		}
-		if (pfd[0].revents && oxi_nd_fill(&in) < 0 &&
-		    errno != EINTR && errno != EAGAIN)
-			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-	}
+	r = oxi_stage_run(&stage, notif);
 	if (oxi_sig_term)
 		oxi_debug("stopping on a signal");
 	oxi_mcp_stop();
-	return status;
+	return r;
 }

@@ -56,6 +56,8 @@ void oxi_info(const char *, ...) OXI_PRINTF(1, 2);
 void oxi_debug(const char *, ...) OXI_PRINTF(1, 2);
 /* 111 if errno e is a temporary condition, else 100 (qmail error_temp) */
 int oxi_errtemp(int e);
+
+/* opt.c: options and settings */
 /*
  * Handles -h, --help and --version in argv[1] before getopt: prints the
  * usage text (which may hold several lines, each a synopsis) and a pointer
@@ -64,6 +66,20 @@ int oxi_errtemp(int e);
 void oxi_std_opts(int, char **, const char *usage);
 /* prints "usage: <usage>" to stderr and exits 100 */
 OXI_NORETURN void oxi_usage(const char *usage);
+/* parses a file descriptor number for -d and friends; dies 100 if bad */
+int oxi_fdarg(const char *);
+/* parses a non-negative size with optional k/m suffix; dies 100 if bad */
+size_t oxi_sizearg(const char *, const char *what);
+/*
+ * $name in seconds (a decimal number, fractions allowed, more than 0 and
+ * at most 86400) as milliseconds, rounded, in *ms; dflt if unset or
+ * empty.  0, or -1 (and *ms = dflt) if the value is bad: the caller
+ * chooses to die or to warn.
+ */
+int oxi_env_ms(const char *name, long dflt, long *ms);
+/* $name as a decimal count from 0 to max in *v; dflt if unset or empty.
+ * 0, or -1 (and *v = dflt) if the value is bad */
+int oxi_env_int(const char *name, long dflt, long max, long *v);
 
 /* x.c: allocation that dies with 111 */
 void *xmalloc(size_t);
@@ -78,7 +94,7 @@ struct oxi_buf {
 	size_t len;		/* bytes used, without the NUL */
 	size_t cap;		/* bytes allocated */
 };
-#define OXI_BUF_INIT	{ NULL, 0, 0 }
+#define OXI_BUF_INIT	{ .s = NULL, .len = 0, .cap = 0 }
 void oxi_buf_grow(struct oxi_buf *, size_t extra);
 void oxi_buf_cat(struct oxi_buf *, const void *, size_t);
 void oxi_buf_cats(struct oxi_buf *, const char *);
@@ -94,10 +110,6 @@ void oxi_buf_consume(struct oxi_buf *, size_t n);
 int oxi_writeall(int fd, const void *, size_t n);
 int oxi_fd_cloexec(int fd);
 int oxi_fd_nonblock(int fd, int on);
-/* parses a file descriptor number for -d and friends; dies 100 if bad */
-int oxi_fdarg(const char *);
-/* parses a non-negative size with optional k/m suffix; dies 100 if bad */
-size_t oxi_sizearg(const char *, const char *what);
 /* reads a whole file up to max bytes into b (appends); 0 or -1 */
 int oxi_readfile(const char *path, struct oxi_buf *b, size_t max);
 /* flushes and checks a stdio stream at exit; dies 111 on error */
@@ -186,6 +198,15 @@ int oxi_nd_write(int fd, jv rec);
 int oxi_nd_write_raw(int fd, const char *line, size_t len);
 /* like oxi_nd_write on stdout; dies 111 if downstream is gone */
 void oxi_nd_out(jv rec);
+/* the record just taken (in->line), byte for byte, to stdout; dies 111
+ * if downstream is gone */
+void oxi_nd_pass(const struct oxi_nd *);
+/*
+ * A good record of the wrong shape, the one just taken: warns
+ * "source:N: why, record dead-lettered" and writes its dead letter
+ * (through oxi_deadletter_filter).  The caller sets its exit status.
+ */
+void oxi_nd_reject(struct oxi_nd *, const char *why);
 /*
  * Appends a dead-letter record for a bad line: to $OXI_DEADLETTER if set,
  * else deadletter.ndjson in the state directory.  Never fails loudly:
@@ -220,6 +241,16 @@ jv oxi_msg_error(const char *ref, const char *code, const char *msg,
     int retryable);
 /* a string or a number as a string, for platform ids; consumes v */
 jv oxi_msg_idstr(jv v);
+/* {"v":1,"type":type} with the routing keys "channel", "account", "chat"
+ * and "thread" of in (borrowed) that in has, for a record answering it */
+jv oxi_msg_reply(jv in, const char *type);
+/*
+ * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
+ * "platform_id":pid,"ok":ok} to fd, with "error":error when error is
+ * not NULL and pid null when NULL.  0 or -1 with errno.
+ */
+int oxi_msg_receipt(int fd, const char *channel, const char *ref,
+    const char *pid, int ok, const char *error);
 
 /*
  * json.c: small accessors for JSON values.  The exception to the rule at
@@ -282,6 +313,7 @@ struct oxi_coproc {
 	char *cmd;		/* the shell command line it runs */
 	const char *name;	/* for diagnostics */
 };
+#define OXI_COPROC_INIT	{ .pid = -1, .in = -1, .outq = OXI_BUF_INIT }
 /* starts "/bin/sh -c 'exec CMD'" as a coprocess: 0 or -1 */
 int oxi_coproc_start(struct oxi_coproc *, const char *name, const char *cmd);
 /*
@@ -308,6 +340,34 @@ int oxi_utf8_valid(const char *s, size_t n, int flags);
 /* the largest m <= max (len itself when len <= max) such that s[0..m)
  * does not end inside a UTF-8 sequence */
 size_t oxi_utf8_cut(const char *s, size_t len, size_t max);
+
+/* stage.c: the record loop of a filter stage */
+struct oxi_stage {
+	struct oxi_nd in;	/* stdin as records */
+	int status;		/* OXI_EX_OK, or OXI_EX_FALSE once a record
+				 * was rejected */
+	void (*record)(struct oxi_stage *, jv rec);	/* consumes rec */
+	void (*hup)(struct oxi_stage *);	/* SIGHUP: reload, or NULL to
+						 * ignore */
+	void *arg;		/* for the callbacks */
+};
+/*
+ * stdin, maxline (0: $OXI_MAXLINE or 1 MiB), TERM and HUP caught, SIGPIPE
+ * ignored if nopipe; dies 111 if the signals cannot be set up.  Set
+ * record (and hup, arg) afterwards.
+ */
+void oxi_stage_init(struct oxi_stage *, size_t maxline, int nopipe);
+/*
+ * Readiness on notif, then records until EOF or SIGTERM (what was read
+ * is finished; oxi_sig_term tells which): the exit status.  Dies 111 if
+ * stdin cannot be read.
+ */
+int oxi_stage_run(struct oxi_stage *, int notif);
+/* the record just taken, byte for byte, to stdout; dies 111 if stdout is
+ * gone */
+void oxi_stage_pass(const struct oxi_stage *);
+/* "stdin:N: why, record dead-lettered", the dead letter, status 1 */
+void oxi_stage_reject(struct oxi_stage *, const char *why);
 
 /* db.c: SQLite */
 struct sqlite3;

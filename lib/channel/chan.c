@@ -1,7 +1,7 @@
 /*
- * chan.c - what every channel's receiver and sender share: the table of
- * channels oxi-recv and oxi-send run by name, their options, rejecting a
- * record, writing a receipt, making text safe for a terminal
+ * chan.c - the registry: the channels oxi-recv and oxi-send run by name,
+ * their options and their run.  A new channel is one row here and one
+ * extern in channel.h.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,13 +10,9 @@
 #include "channel/channel.h"
 
 /* the channels, by the name given on the command line */
-static const struct chan {
-	const char *name;	/* as given on the command line */
-	oxi_chan_fn recv;	/* its receiver, or NULL */
-	oxi_chan_fn send;	/* its sender, or NULL */
-} chans[] = {
-	{ "cli", oxi_cli_recv, oxi_cli_send },
-	{ NULL, NULL, NULL }
+static const struct oxi_chan *const chans[] = {
+	&oxi_chan_cli,
+	NULL
 };
 
 void
@@ -36,18 +32,18 @@ oxi_chan_fn
 oxi_chan_find(const char *name, int dir)
 {
 	struct oxi_buf known = OXI_BUF_INIT;
-	const struct chan *c;
+	const struct oxi_chan *const *c;
 	oxi_chan_fn fn;
 
-	for (c = chans; c->name; c++) {
-		fn = dir == OXI_CHAN_SEND ? c->send : c->recv;
-		if (fn && strcmp(c->name, name) == 0)
+	for (c = chans; *c; c++) {
+		fn = dir == OXI_CHAN_SEND ? (*c)->send : (*c)->recv;
+		if (fn && strcmp((*c)->name, name) == 0)
 			return fn;
 	}
-	for (c = chans; c->name; c++)
-		if (dir == OXI_CHAN_SEND ? c->send : c->recv)
+	for (c = chans; *c; c++)
+		if (dir == OXI_CHAN_SEND ? (*c)->send : (*c)->recv)
 			oxi_buf_printf(&known, "%s%s", known.len ? ", " : "",
-			    c->name);
+			    (*c)->name);
 	oxi_die(OXI_EX_USAGE, "unknown channel '%s' (known: %s)", name,
 	    known.s ? known.s : "");
 }
@@ -65,67 +61,4 @@ oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o)
 	if ((r = fn(o, &what)) < 0)
 		oxi_diesys(OXI_EX_TEMP, "%s", what);
 	return r;
-}
-
-void
-oxi_chan_reject(struct oxi_nd *in, const char *why)
-{
-	oxi_warn("%s:%lu: %s, record dead-lettered", in->name, in->lineno,
-	    why);
-	oxi_deadletter(in->name, in->lineno, why, in->line, in->linelen);
-}
-
-int
-oxi_chan_receipt(int fd, const char *channel, const char *ref,
-    const char *pid, int ok, const char *error)
-{
-	jv r = oxi_msg_new("receipt");
-
-	r = jv_object_set(r, jv_string("ref"), jv_string(ref));
-	r = jv_object_set(r, jv_string("channel"), jv_string(channel));
-	r = jv_object_set(r, jv_string("platform_id"),
-	    pid ? jv_string(pid) : jv_null());
-	r = jv_object_set(r, jv_string("ok"), jv_bool(ok));
-	if (error)
-		r = jv_object_set(r, jv_string("error"), jv_string(error));
-	return oxi_nd_write(fd, r);
-}
-
-void
-oxi_term_clean(struct oxi_buf *b, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	const unsigned char *end = p + len, *run;
-	char caret[3] = { '^', 0, 0 };
-
-	while (p < end) {
-		/* copy the longest run of harmless bytes at once */
-		for (run = p; p < end; p++) {
-			if (*p == '\n' || *p == '\t')
-				continue;
-			if (*p < 0x20 || *p == 0x7f)
-				break;
-			if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 &&
-			    p[1] <= 0x9f)
-				break;
-		}
-		oxi_buf_cat(b, run, p - run);
-		if (p >= end)
-			break;
-		if (*p == '\r') {
-			p++;
-		} else if (*p == 0x7f) {
-			oxi_buf_cat(b, "^?", 2);
-			p++;
-		} else if (*p < 0x20) {
-			caret[1] = (char)(*p + 0x40);
-			oxi_buf_cat(b, caret, 2);
-			p++;
-		} else {
-			/* C1 control U+0080..U+009F: ESC plus its 7-bit twin */
-			oxi_buf_cat(b, "^[", 2);
-			oxi_buf_putc(b, p[1] - 0x40);
-			p += 2;
-		}
-	}
 }

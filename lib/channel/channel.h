@@ -22,6 +22,13 @@ struct oxi_chan_opts {
  * ("unable to write to stdout"), for main() to die with.
  */
 typedef int (*oxi_chan_fn)(const struct oxi_chan_opts *, const char **what);
+/* a channel: each channel file exports one, and chan.c lists them */
+struct oxi_chan {
+	const char *name;	/* as oxi-recv and oxi-send take it */
+	oxi_chan_fn recv;	/* its receiver, or NULL */
+	oxi_chan_fn send;	/* its sender, or NULL */
+};
+extern const struct oxi_chan oxi_chan_cli;	/* cli.c: the terminal */
 /* the direction of a channel's function */
 enum { OXI_CHAN_RECV, OXI_CHAN_SEND };
 /* o with the defaults: no fds, maxline $OXI_MAXLINE or 1 MiB (dies 100
@@ -40,24 +47,11 @@ oxi_chan_fn oxi_chan_find(const char *name, int dir);
  * when the channel fails.
  */
 int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
-/* warns "source:line: why, record dead-lettered" about the record just
- * taken from in, and dead-letters its line */
-void oxi_chan_reject(struct oxi_nd *in, const char *why);
 /*
- * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
- * "platform_id":pid,"ok":ok} to fd, with "error":error when error is
- * not NULL and pid null when NULL.  0 or -1 with errno.
- */
-int oxi_chan_receipt(int fd, const char *channel, const char *ref,
-    const char *pid, int ok, const char *error);
-/*
- * Appends s[0..len) to b, safe to show on a terminal: C0 controls but
+ * term.c: appends s[0..len) to b, safe to show on a terminal: C0 controls but
  * \n and \t in caret notation (ESC is "^["), DEL as "^?", C1 controls
  * as "^[" and their 7-bit form (CSI is "^[["), CR dropped.  s is UTF-8.
  */
 void oxi_term_clean(struct oxi_buf *b, const char *s, size_t len);
-/* channel/cli.c: the terminal, plain lines in and text out */
-int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
-int oxi_cli_send(const struct oxi_chan_opts *, const char **what);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,8 +102,8 @@ rx_line(struct rx *x, const char *line, size_t len)
 	return rc;
 }
 
-int
-oxi_cli_recv(const struct oxi_chan_opts *o, const char **what)
+static int
+cli_recv(const struct oxi_chan_opts *o, const char **what)
 {
 	struct oxi_buf b = OXI_BUF_INIT;
 	struct pollfd pfd[2];
@@ -380,9 +381,9 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	}
 	id = oxi_msg_peek(rec, "id");
 	if (tx_check(rec, draft, &why) < 0) {
-		oxi_chan_reject(in, why);
+		oxi_nd_reject(in, why);
 		if (out && id && t->o->rcptfd >= 0 &&
-		    oxi_chan_receipt(t->o->rcptfd, "cli", id, NULL, 0,
+		    oxi_msg_receipt(t->o->rcptfd, "cli", id, NULL, 0,
 		    why) < 0) {
 			*what = "unable to write a receipt";
 			return -1;
@@ -433,7 +434,7 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	if (out && id && t->o->rcptfd >= 0) {
 		memcpy(pid, "cli:", 4);
 		oxi_id_new(pid + 4);
-		if (oxi_chan_receipt(t->o->rcptfd, "cli", id, pid, 1,
+		if (oxi_msg_receipt(t->o->rcptfd, "cli", id, pid, 1,
 		    NULL) < 0) {
 			*what = "unable to write a receipt";
 			return -1;
@@ -447,14 +448,30 @@ wfail:
 	return -1;
 }
 
-int
-oxi_cli_send(const struct oxi_chan_opts *o, const char **what)
+/* the stage's record callback: an output error is fatal (111) */
+static void
+tx_stage(struct oxi_stage *st, jv rec)
 {
-	struct oxi_nd in;
-	struct pollfd pfd[2];
+	const char *what;
+	int r, e;
+
+	r = tx_record(st->arg, &st->in, rec, &what);
+	e = errno;
+	jv_free(rec);
+	if (r < 0) {
+		errno = e;
+		oxi_diesys(OXI_EX_TEMP, "%s", what);
+	}
+	if (r > 0)
+		st->status = OXI_EX_FALSE;
+}
+
+static int
+cli_send(const struct oxi_chan_opts *o, const char **what)
+{
+	struct oxi_stage st;
 	struct tx t;
-	jv rec;
-	int r, sigfd, status = OXI_EX_OK;
+	int status;
 
 	memset(&t, 0, sizeof t);
 	t.o = o;
@@ -462,49 +479,12 @@ oxi_cli_send(const struct oxi_chan_opts *o, const char **what)
 	t.drafts = t.tty || o->drafts;
 	t.errline = t.tty && !sametty(1, 2);
 	t.bol = 1;
-	oxi_nd_init(&in, 0, "stdin");
-	in.max = o->max;
-	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM)) < 0) {
-		*what = "unable to catch signals";
-		return -1;
-	}
-	oxi_notify(o->notif);
-	for (;;) {
-		r = oxi_nd_take(&in, &rec);
-		if (r == OXI_ND_EOF)
-			break;
-		if (r == OXI_ND_AGAIN) {
-			/* on SIGTERM, stop once what was read is done */
-			if (oxi_sig_term)
-				break;
-			pfd[0].fd = 0;
-			pfd[0].events = POLLIN;
-			pfd[1].fd = sigfd;
-			pfd[1].events = POLLIN;
-			if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
-				*what = "unable to poll stdin";
-				return -1;
-			}
-			if (pfd[1].revents)
-				oxi_sig_drain();
-			if (pfd[0].revents && oxi_nd_fill(&in) < 0 &&
-			    errno != EINTR && errno != EAGAIN) {
-				*what = "unable to read stdin";
-				return -1;
-			}
-			continue;
-		}
-		if (r == OXI_ND_BAD) {
-			status = OXI_EX_FALSE;
-			continue;
-		}
-		r = tx_record(&t, &in, rec, what);
-		jv_free(rec);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			status = OXI_EX_FALSE;
-	}
+	oxi_stage_init(&st, o->max, 0);
+	/* nothing to reload: a hangup keeps its default action */
+	signal(SIGHUP, SIG_DFL);
+	st.record = tx_stage;
+	st.arg = &t;
+	status = oxi_stage_run(&st, o->notif);
 	/* leave the terminal at the start of a clean line */
 	if (t.prompt)
 		oxi_buf_cats(&t.out, UNPROMPT);
@@ -517,6 +497,12 @@ oxi_cli_send(const struct oxi_chan_opts *o, const char **what)
 	forget(&t);
 	oxi_buf_free(&t.shown);
 	oxi_buf_free(&t.out);
-	oxi_nd_free(&in);
+	oxi_nd_free(&st.in);
 	return status;
 }
+
+const struct oxi_chan oxi_chan_cli = {
+	.name = "cli",
+	.recv = cli_recv,
+	.send = cli_send,
+};

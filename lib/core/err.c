@@ -1,5 +1,6 @@
 /* err.c - diagnostics: one line each on stderr, "prog: level: message" */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,30 @@
 
 const char *oxi_prog = "oxi";
 int oxi_verbose;
+
+/* write(2) until done, retrying on EINTR and EAGAIN: err.c stands alone,
+ * below io.c and buf.c, which die through it */
+static void
+put(const char *s, size_t n)
+{
+	struct pollfd pfd = { 2, POLLOUT, 0 };
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(2, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				(void)poll(&pfd, 1, -1);
+				continue;
+			}
+			return;
+		}
+		s += w;
+		n -= w;
+	}
+}
 
 /*
  * Formats into a bounded buffer, turns control characters (a newline in
@@ -43,7 +68,7 @@ vmsg(const char *level, int sys, const char *fmt, va_list ap)
 		if (*p < 0x20 || *p == 0x7f)
 			*p = ' ';
 	buf[n++] = '\n';
-	(void)oxi_writeall(2, buf, n);
+	put(buf, n);
 	errno = e;
 }
 
@@ -123,51 +148,4 @@ oxi_errtemp(int e)
 	default:
 		return OXI_EX_USAGE;
 	}
-}
-
-void
-oxi_std_opts(int argc, char **argv, const char *usage)
-{
-	const char *p, *nl;
-	int first = 1;
-
-	if (argc < 2)
-		return;
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("%s %s\n", oxi_prog, OXI_VERSION);
-		oxi_fshut(stdout, "stdout");
-		exit(0);
-	}
-	if (strcmp(argv[1], "-h") != 0 && strcmp(argv[1], "--help") != 0)
-		return;
-	for (p = usage; *p; p = *nl ? nl + 1 : nl) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		printf("%s%.*s\n", first ? "usage: " : "       ",
-		    (int)(nl - p), p);
-		first = 0;
-	}
-	printf("see %s(1)\n", oxi_prog);
-	oxi_fshut(stdout, "stdout");
-	exit(0);
-}
-
-void
-oxi_usage(const char *usage)
-{
-	const char *p, *nl;
-	int first = 1;
-	struct oxi_buf b = OXI_BUF_INIT;
-
-	for (p = usage; *p; p = *nl ? nl + 1 : nl) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		oxi_buf_printf(&b, "%s%.*s\n", first ? "usage: " : "       ",
-		    (int)(nl - p), p);
-		first = 0;
-	}
-	(void)oxi_writeall(2, b.s, b.len);
-	exit(OXI_EX_USAGE);
 }

@@ -60,42 +60,6 @@ oxi_fd_nonblock(int fd, int on)
 }
 
 int
-oxi_fdarg(const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *s == '\0' || *end != '\0' || v < 0 || v > INT_MAX)
-		oxi_die(OXI_EX_USAGE, "invalid file descriptor '%s'", s);
-	return (int)v;
-}
-
-size_t
-oxi_sizearg(const char *s, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		goto bad;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		goto bad;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1024 * 1024; end++; break;
-	}
-	if (*end != '\0')
-		goto bad;
-	return (size_t)v;
-bad:
-	oxi_die(OXI_EX_USAGE, "invalid %s '%s'", what, s);
-}
-
-int
 oxi_readfile(const char *path, struct oxi_buf *b, size_t max)
 {
 	int fd, e;

@@ -158,3 +158,37 @@ oxi_msg_idstr(jv v)
 		return jv_null();
 	}
 }
+
+jv
+oxi_msg_reply(jv in, const char *type)
+{
+	static const char *const keys[] = { "channel", "account", "chat",
+	    "thread", NULL };
+	jv r = oxi_msg_new(type), v;
+	int i;
+
+	for (i = 0; keys[i]; i++) {
+		v = jv_object_get(jv_copy(in), jv_string(keys[i]));
+		if (jv_is_valid(v))
+			r = jv_object_set(r, jv_string(keys[i]), v);
+		else
+			jv_free(v);
+	}
+	return r;
+}
+
+int
+oxi_msg_receipt(int fd, const char *channel, const char *ref,
+    const char *pid, int ok, const char *error)
+{
+	jv r = oxi_msg_new("receipt");
+
+	r = jv_object_set(r, jv_string("ref"), jv_string(ref));
+	r = jv_object_set(r, jv_string("channel"), jv_string(channel));
+	r = jv_object_set(r, jv_string("platform_id"),
+	    pid ? jv_string(pid) : jv_null());
+	r = jv_object_set(r, jv_string("ok"), jv_bool(ok));
+	if (error)
+		r = jv_object_set(r, jv_string("error"), jv_string(error));
+	return oxi_nd_write(fd, r);
+}

@@ -348,3 +348,18 @@ oxi_nd_out(jv rec)
 	if (oxi_nd_write(1, rec) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
 }
+
+void
+oxi_nd_pass(const struct oxi_nd *in)
+{
+	if (oxi_nd_write_raw(1, in->line, in->linelen) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+}
+
+void
+oxi_nd_reject(struct oxi_nd *in, const char *why)
+{
+	oxi_warn("%s:%lu: %s, record dead-lettered", in->name, in->lineno,
+	    why);
+	oxi_deadletter(in->name, in->lineno, why, in->line, in->linelen);
+}

@@ -6,7 +6,7 @@
 
 #include "oxi.h"
 
-/* guard.c: sender allowlist and secret redaction (oxi-guard) */
+/* allow.c: the sender allowlist (oxi-guard in) */
 struct oxi_allow_ent {
 	char *channel;		/* channel name, or NULL for any channel */
 	char *from;		/* sender id, or NULL for any sender */
@@ -18,7 +18,7 @@ struct oxi_allow {
 	size_t nbad;		/* invalid entries skipped */
 	char bad[64];		/* the first of them, cut short, for a warning */
 };
-#define OXI_ALLOW_INIT	{ NULL, 0, 0, 0, "" }
+#define OXI_ALLOW_INIT	{ .v = NULL, .n = 0, .cap = 0, .nbad = 0, .bad = "" }
 /*
  * Adds the entries of s[0..len), separated by commas or white space.  An
  * entry is "*" (everyone), "CHANNEL:*", "CHANNEL:FROM", "*:FROM" or a bare
@@ -35,6 +35,7 @@ int oxi_allow_ok(const struct oxi_allow *, const char *channel,
     const char *from);
 void oxi_allow_free(struct oxi_allow *);
 
+/* redact.c: secret values, redaction and hold-back (oxi-guard out) */
 #define OXI_SECRET_MIN	8	/* shorter values would redact words */
 struct oxi_secret {
 	char *s;		/* the value, NUL-terminated */
@@ -46,7 +47,7 @@ struct oxi_secrets {
 	size_t cap;		/* values allocated */
 	unsigned char first[256];	/* first bytes of the values */
 };
-#define OXI_SECRETS_INIT	{ NULL, 0, 0, { 0 } }
+#define OXI_SECRETS_INIT	{ .v = NULL, .n = 0, .cap = 0, .first = { 0 } }
 /* adds a copy of s[0..len): 0, or 1 if shorter than OXI_SECRET_MIN */
 int oxi_secrets_add(struct oxi_secrets *, const char *s, size_t len);
 /*
