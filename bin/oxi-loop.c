@@ -50,8 +50,8 @@ static int notif = -1, status = OXI_EX_OK;
 static sqlite3 *db;
 static char *system_prompt;
 static jv tools;		/* array of tool definitions */
-static struct oxi_coproc llm = { -1, -1, OXI_BUF_INIT, { 0 }, NULL, NULL };
-static struct oxi_coproc tool = { -1, -1, OXI_BUF_INIT, { 0 }, NULL, NULL };
+static struct oxi_coproc llm = OXI_COPROC_INIT;
+static struct oxi_coproc tool = OXI_COPROC_INIT;
 static const char *llmcmd, *toolcmd;
 static struct oxi_loop_cfg cfg;
 static struct oxi_loop *loop;
@@ -215,15 +215,12 @@ from_stdin(jv rec, struct oxi_nd *in)
 	const char *why;
 
 	if (strcmp(oxi_msg_type_peek(rec), "msg.in") != 0) {
-		if (oxi_nd_write_raw(1, in->line, in->linelen) < 0)
-			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+		oxi_nd_pass(in);
 		jv_free(rec);
 		return;
 	}
 	if (oxi_msg_check(rec, &why) < 0) {
-		oxi_warn("%s:%lu: %s, record dead-lettered", in->name,
-		    in->lineno, why);
-		oxi_deadletter(in->name, in->lineno, why, in->line, in->linelen);
+		oxi_nd_reject(in, why);
 		status = OXI_EX_FALSE;
 		jv_free(rec);
 		return;
