@@ -97,7 +97,7 @@ int oxi_http_poll(struct oxi_http_loop *, struct pollfd *fds, int nfds,
 /* 1 if a reply with this status is worth retrying: 408, 429, 5xx */
 int oxi_http_temp(long status);
 
-/* ssrf.c: URLs, the address policy of the web tools, guarded HTTP */
+/* url.c: absolute http and https URLs */
 struct sockaddr;
 struct sockaddr_storage;
 struct oxi_url {
@@ -124,6 +124,8 @@ void oxi_url_free(struct oxi_url *);
 /* an IPv4 address in an inet_aton form (1 to 4 parts, each decimal,
  * octal or hex) in host order: 1, or 0 if s is not one */
 int oxi_ssrf_aton(const char *s, unsigned long *out);
+
+/* ssrf.c: the address policy of the web tools */
 /*
  * The policy: 0 if the address is public, else -1 with the kind of
  * address in why ("a loopback address").  v4 is in host order; v6 is 16
@@ -149,6 +151,10 @@ extern int (*oxi_ssrf_resolve)(const char *host,
  */
 int oxi_ssrf_pin(const struct oxi_url *, struct sockaddr_storage *pin,
     char *why, size_t len);
+/* the address of an AF_INET or AF_INET6 ss as text, without its port */
+void oxi_ssrf_ntop(const struct sockaddr_storage *ss, char *buf, size_t len);
+
+/* fetch.c: guarded HTTP of the web tools */
 /* an HTTP request of a tool, made with its own curl handle, blocking */
 struct oxi_web_req {
 	const char *method;	/* NULL: GET, or POST with a body */
