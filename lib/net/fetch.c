@@ -181,27 +181,11 @@ onehop(const struct oxi_web_req *req, const struct oxi_url *u,
 	if (!(t = curl_slist_append(hl, "Expect:")))
 		goto nomem;
 	hl = t;
-	curl_easy_setopt(e, CURLOPT_URL, u->url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS,
-	    CURLPROTO_HTTP | CURLPROTO_HTTPS);
-#endif
+	oxi_curl_base(e, u->url, errbuf, ms < 10000 ? ms : 10000L, ms);
+	oxi_curl_io(e, hl, onbody, onheader, &h);
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_PROXY, "");
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, ms);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, ms < 10000 ? ms :
-	    10000L);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "oxi/" OXI_VERSION);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, onbody);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, &h);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, onheader);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, &h);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, onsocket);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &h);
 	if (strcmp(method, "HEAD") == 0)
@@ -252,7 +236,6 @@ done:
 int
 oxi_web_request(const struct oxi_web_req *req, struct oxi_web_res *res)
 {
-	static int ready;
 	struct oxi_url u;
 	const char *method, *body = req->body;
 	char why[256], *url, *next = NULL, origin[300];
@@ -260,12 +243,9 @@ oxi_web_request(const struct oxi_web_req *req, struct oxi_web_res *res)
 	int hop, r, hdrs = 1;
 
 	memset(res, 0, sizeof *res);
-	if (!ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			seterr(res, "%s", "unable to initialise libcurl");
-			return -1;
-		}
-		ready = 1;
+	if (oxi_curl_init() < 0) {
+		seterr(res, "%s", "unable to initialise libcurl");
+		return -1;
 	}
 	method = req->method ? req->method : body ? "POST" : "GET";
 	url = xstrdup(req->url);

@@ -96,6 +96,21 @@ int oxi_http_poll(struct oxi_http_loop *, struct pollfd *fds, int nfds,
     int timeout);
 /* 1 if a reply with this status is worth retrying: 408, 429, 5xx */
 int oxi_http_temp(long status);
+/*
+ * For the wing's own transfers (http.c, fetch.c); easy is a CURL *.
+ * oxi_curl_init: libcurl initialised once, 0 or -1.  oxi_curl_base: what
+ * every transfer has: url, http and https only, no signals, libcurl's
+ * message in errbuf (CURL_ERROR_SIZE bytes), the connect and total
+ * timeouts, our User-Agent.  oxi_curl_io: the header list hdrs (a struct
+ * curl_slist, kept until the transfer ends), and libcurl's write and
+ * header callbacks with their argument.
+ */
+typedef size_t (*oxi_curl_fn)(char *p, size_t size, size_t nmemb, void *arg);
+int oxi_curl_init(void);
+void oxi_curl_base(void *easy, const char *url, char *errbuf, long connect_ms,
+    long total_ms);
+void oxi_curl_io(void *easy, void *hdrs, oxi_curl_fn body, oxi_curl_fn head,
+    void *arg);
 
 /* url.c: absolute http and https URLs */
 struct sockaddr;
