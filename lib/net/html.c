@@ -149,12 +149,13 @@ ref(struct oxi_buf *b, const char *s, size_t len)
 void
 oxi_html_unescape(struct oxi_buf *out, const char *s, size_t len)
 {
+	const char *amp;
 	size_t i = 0, n, run;
 
 	while (i < len) {
-		run = strcspn(s + i, "&");
-		if (i + run > len)
-			run = len - i;
+		/* within len: s need not end in NUL, and may hold one */
+		amp = memchr(s + i, '&', len - i);
+		run = amp ? (size_t)(amp - (s + i)) : len - i;
 		oxi_buf_cat(out, s + i, run);
 		i += run;
 		if (i >= len)
