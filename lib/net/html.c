@@ -228,7 +228,8 @@ text(struct h2t *h, const char *s, size_t len)
 	const char *p, *e;
 	size_t i, n;
 
-	if (h->skip[0])
+	/* nothing to add; and h->tmp may not be allocated yet */
+	if (h->skip[0] || len == 0)
 		return;
 	oxi_buf_reset(&h->tmp);
 	oxi_html_unescape(&h->tmp, s, len);

@@ -118,7 +118,7 @@ main(void)
 	    "[2] https://other.example/page";
 	const char *r;
 
-	plan(24);
+	plan(26);
 	r = conv(page, "https://site.example/dir/page.html");
 	is_str(r, expect, "a page as text");
 	is_str(title, "The & Title", "the title, decoded and collapsed");
@@ -169,6 +169,10 @@ main(void)
 	    "& &; &#; &#x; &amp &unknown; a&b",
 	    "what is not a reference stays");
 	is_str(unesc("&#65&#66;x"), "ABx", "a numeric reference without ;");
+	is_str(conv("<xmp>", NULL), "", "an empty xmp at the end (UBSan: "
+	    "no step from a NULL pointer)");
+	is_str(conv("<xmp></xmp><textarea></textarea>x", NULL), "x",
+	    "empty raw text elements");
 
 	/* the search for '&' stays within the text given */
 	ok(cpu("<b>x</b>", 2 * 1024 * 1024 / 8) < 2.0,
