@@ -212,7 +212,8 @@ void oxi_web_res_free(struct oxi_web_res *);
  * list items as "- " or "N. ", table cells separated by " | ", pre
  * blocks kept as they are, entities decoded, white space collapsed,
  * links as "text [N]" followed by a "Links:" list of their URLs,
- * resolved against base (may be NULL).  Invalid UTF-8 becomes U+FFFD.
+ * resolved against base (may be NULL).  Invalid UTF-8 (each maximal
+ * subpart of an ill-formed sequence) and NUL bytes become U+FFFD.
  * *title (may be NULL) gets a copy of the title (free it), or NULL.
  */
 void oxi_html_text(const char *html, size_t len, const char *base,

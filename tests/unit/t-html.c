@@ -33,6 +33,17 @@ unesc(const char *s)
 	return out.s;
 }
 
+/* html[0..len) as text is want, NUL bytes compared too */
+static int
+convn(const char *html, size_t len, const char *want)
+{
+	oxi_buf_reset(&out);
+	free(title);
+	title = NULL;
+	oxi_html_text(html, len, NULL, &out, &title);
+	return out.len == strlen(want) && memcmp(out.s, want, out.len) == 0;
+}
+
 /* s[0..len) decoded is want[0..wlen): NUL bytes compared too */
 static int
 unescn(const char *s, size_t len, const char *want, size_t wlen)
@@ -118,7 +129,7 @@ main(void)
 	    "[2] https://other.example/page";
 	const char *r;
 
-	plan(26);
+	plan(30);
 	r = conv(page, "https://site.example/dir/page.html");
 	is_str(r, expect, "a page as text");
 	is_str(title, "The & Title", "the title, decoded and collapsed");
@@ -173,6 +184,18 @@ main(void)
 	    "no step from a NULL pointer)");
 	is_str(conv("<xmp></xmp><textarea></textarea>x", NULL), "x",
 	    "empty raw text elements");
+
+	/* what is not UTF-8 becomes U+FFFD, one per maximal subpart */
+#define R "\xef\xbf\xbd"
+	is_str(conv("<p>a\xff" "b\xe2\x82" "c\xed\xa0\x80" "d\xc0\xaf" "e"
+	    "\xf0\x9f\x98</p>", NULL), "a" R "b" R "c" R R R "d" R R "e" R,
+	    "ill-formed UTF-8 in the text becomes U+FFFD");
+	is_str(conv("<title>t\x80</title><a href=\"/\xfe\">\xc3\xa9</a>",
+	    "http://h.example/"), "\xc3\xa9 [1]\n\nLinks:\n"
+	    "[1] http://h.example/" R, "in link URLs too");
+	is_str(title, "t" R, "and in the title");
+	ok(convn("<p>a\0b</p>", 10, "a" R "b"), "a NUL byte becomes U+FFFD, "
+	    "as &#0; does");
 
 	/* the search for '&' stays within the text given */
 	ok(cpu("<b>x</b>", 2 * 1024 * 1024 / 8) < 2.0,
