@@ -10,7 +10,9 @@
 /* sse.c: Server-Sent Events parser (WHATWG HTML, "event stream") */
 /*
  * Called once per dispatched event: type is "message" unless an event:
- * field set it; data is NUL-terminated with its last newline removed.
+ * field set it; data is NUL-terminated with its last newline removed,
+ * and may hold NUL bytes.  An event whose type holds a NUL byte is not
+ * dispatched: no type given as a C string could name it (WHATWG).
  * Return non-zero to stop parsing (oxi_sse_feed then returns -1).
  */
 typedef int (*oxi_sse_fn)(void *arg, const char *type, const char *data,
