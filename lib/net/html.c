@@ -8,7 +8,8 @@
  * blank lines, list items get "- " or "N. ", table cells " | ", pre
  * blocks keep their white space; everything else has its white space
  * collapsed.  Links keep their text, followed by " [N]", and their URLs
- * are listed at the end.  Character references are decoded.
+ * are listed at the end.  Character references are decoded.  The text
+ * is UTF-8: what is not (and NUL) becomes U+FFFD.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -149,12 +150,13 @@ ref(struct oxi_buf *b, const char *s, size_t len)
 void
 oxi_html_unescape(struct oxi_buf *out, const char *s, size_t len)
 {
+	const char *amp;
 	size_t i = 0, n, run;
 
 	while (i < len) {
-		run = strcspn(s + i, "&");
-		if (i + run > len)
-			run = len - i;
+		/* within len: s need not end in NUL, and may hold one */
+		amp = memchr(s + i, '&', len - i);
+		run = amp ? (size_t)(amp - (s + i)) : len - i;
 		oxi_buf_cat(out, s + i, run);
 		i += run;
 		if (i >= len)
@@ -227,7 +229,8 @@ text(struct h2t *h, const char *s, size_t len)
 	const char *p, *e;
 	size_t i, n;
 
-	if (h->skip[0])
+	/* nothing to add; and h->tmp may not be allocated yet */
+	if (h->skip[0] || len == 0)
 		return;
 	oxi_buf_reset(&h->tmp);
 	oxi_html_unescape(&h->tmp, s, len);
@@ -668,6 +671,38 @@ collapse(struct oxi_buf *out, const char *s, size_t len)
 	}
 }
 
+/*
+ * Each ill-formed UTF-8 sequence of b from from on becomes U+FFFD, one
+ * for each maximal subpart (the longest start of a well-formed sequence,
+ * or one byte), as the WHATWG decoder replaces them; so does each NUL,
+ * as &#0; does.
+ */
+static void
+fffd(struct oxi_buf *b, size_t from)
+{
+	struct oxi_buf t = OXI_BUF_INIT;
+	size_t i, k, n;
+
+	if (b->len == from ||
+	    oxi_utf8_valid(b->s + from, b->len - from, OXI_UTF8_NONUL))
+		return;
+	for (i = from; i < b->len; i += k) {
+		if (b->s[i] != '\0' &&
+		    (k = oxi_utf8_seq(b->s + i, b->len - i)) > 0) {
+			oxi_buf_cat(&t, b->s + i, k);
+			continue;
+		}
+		for (k = 1, n = 2; b->s[i] != '\0' && n <= 3 &&
+		    i + n <= b->len; n++)
+			if (oxi_utf8_valid(b->s + i, n, OXI_UTF8_TAIL))
+				k = n;
+		oxi_buf_cats(&t, "\xef\xbf\xbd");
+	}
+	b->len = from;
+	oxi_buf_cat(b, t.s, t.len);
+	oxi_buf_free(&t);
+}
+
 void
 oxi_html_text(const char *html, size_t len, const char *base,
     struct oxi_buf *out, char **title)
@@ -725,9 +760,11 @@ oxi_html_text(const char *html, size_t len, const char *base,
 			oxi_buf_printf(out, "[%d] %s\n", i + 1, h.links[i]);
 		out->s[--out->len] = '\0';
 	}
+	fffd(out, h.start);
 	for (i = 0; i < h.nlinks; i++)
 		free(h.links[i]);
 	free(h.links);
+	fffd(&h.title, 0);
 	if (title)
 		*title = h.title.len ? xstrdup(h.title.s) : NULL;
 	oxi_buf_free(&h.title);

@@ -54,7 +54,51 @@ struct oxi_http_loop {
 	int running;			/* how many */
 };
 
-static int curl_ready;
+int
+oxi_curl_init(void)
+{
+	static int ready;
+
+	if (!ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return -1;
+		ready = 1;
+	}
+	return 0;
+}
+
+void
+oxi_curl_base(void *easy, const char *url, char *errbuf, long connect_ms,
+    long total_ms)
+{
+	CURL *e = easy;
+
+	curl_easy_setopt(e, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS,
+	    CURLPROTO_HTTP | CURLPROTO_HTTPS);
+#endif
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, total_ms);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "oxi/" OXI_VERSION);
+}
+
+void
+oxi_curl_io(void *easy, void *hdrs, oxi_curl_fn body, oxi_curl_fn head,
+    void *arg)
+{
+	CURL *e = easy;
+
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, (struct curl_slist *)hdrs);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, arg);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, head);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, arg);
+}
 
 int
 oxi_http_temp(long status)
@@ -67,11 +111,8 @@ oxi_http_loop_new(void)
 {
 	struct oxi_http_loop *l;
 
-	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			return NULL;
-		curl_ready = 1;
-	}
+	if (oxi_curl_init() < 0)
+		return NULL;
 	l = xcalloc(1, sizeof *l);
 	if (!(l->multi = curl_multi_init())) {
 		free(l);
@@ -228,26 +269,11 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 		goto nomem;
 	t->hdrs = h;
 
-	curl_easy_setopt(e, CURLOPT_URL, req->url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS,
-	    CURLPROTO_HTTP | CURLPROTO_HTTPS);
-#endif
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-	    req->connect_ms > 0 ? req->connect_ms : (long)HTTP_CONNECT_MS);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+	oxi_curl_base(e, req->url, t->errbuf,
+	    req->connect_ms > 0 ? req->connect_ms : (long)HTTP_CONNECT_MS,
 	    req->total_ms > 0 ? req->total_ms : (long)HTTP_TOTAL_MS);
+	oxi_curl_io(e, t->hdrs, onbody, onheader, t);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "oxi/" OXI_VERSION);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->hdrs);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, onbody);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, onheader);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, onprogress);
 	curl_easy_setopt(e, CURLOPT_XFERINFODATA, t);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);

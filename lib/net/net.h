@@ -10,7 +10,9 @@
 /* sse.c: Server-Sent Events parser (WHATWG HTML, "event stream") */
 /*
  * Called once per dispatched event: type is "message" unless an event:
- * field set it; data is NUL-terminated with its last newline removed.
+ * field set it; data is NUL-terminated with its last newline removed,
+ * and may hold NUL bytes.  An event whose type holds a NUL byte is not
+ * dispatched: no type given as a C string could name it (WHATWG).
  * Return non-zero to stop parsing (oxi_sse_feed then returns -1).
  */
 typedef int (*oxi_sse_fn)(void *arg, const char *type, const char *data,
@@ -96,8 +98,23 @@ int oxi_http_poll(struct oxi_http_loop *, struct pollfd *fds, int nfds,
     int timeout);
 /* 1 if a reply with this status is worth retrying: 408, 429, 5xx */
 int oxi_http_temp(long status);
+/*
+ * For the wing's own transfers (http.c, fetch.c); easy is a CURL *.
+ * oxi_curl_init: libcurl initialised once, 0 or -1.  oxi_curl_base: what
+ * every transfer has: url, http and https only, no signals, libcurl's
+ * message in errbuf (CURL_ERROR_SIZE bytes), the connect and total
+ * timeouts, our User-Agent.  oxi_curl_io: the header list hdrs (a struct
+ * curl_slist, kept until the transfer ends), and libcurl's write and
+ * header callbacks with their argument.
+ */
+typedef size_t (*oxi_curl_fn)(char *p, size_t size, size_t nmemb, void *arg);
+int oxi_curl_init(void);
+void oxi_curl_base(void *easy, const char *url, char *errbuf, long connect_ms,
+    long total_ms);
+void oxi_curl_io(void *easy, void *hdrs, oxi_curl_fn body, oxi_curl_fn head,
+    void *arg);
 
-/* ssrf.c: URLs, the address policy of the web tools, guarded HTTP */
+/* url.c: absolute http and https URLs */
 struct sockaddr;
 struct sockaddr_storage;
 struct oxi_url {
@@ -124,6 +141,8 @@ void oxi_url_free(struct oxi_url *);
 /* an IPv4 address in an inet_aton form (1 to 4 parts, each decimal,
  * octal or hex) in host order: 1, or 0 if s is not one */
 int oxi_ssrf_aton(const char *s, unsigned long *out);
+
+/* ssrf.c: the address policy of the web tools */
 /*
  * The policy: 0 if the address is public, else -1 with the kind of
  * address in why ("a loopback address").  v4 is in host order; v6 is 16
@@ -149,6 +168,10 @@ extern int (*oxi_ssrf_resolve)(const char *host,
  */
 int oxi_ssrf_pin(const struct oxi_url *, struct sockaddr_storage *pin,
     char *why, size_t len);
+/* the address of an AF_INET or AF_INET6 ss as text, without its port */
+void oxi_ssrf_ntop(const struct sockaddr_storage *ss, char *buf, size_t len);
+
+/* fetch.c: guarded HTTP of the web tools */
 /* an HTTP request of a tool, made with its own curl handle, blocking */
 struct oxi_web_req {
 	const char *method;	/* NULL: GET, or POST with a body */
@@ -191,7 +214,8 @@ void oxi_web_res_free(struct oxi_web_res *);
  * list items as "- " or "N. ", table cells separated by " | ", pre
  * blocks kept as they are, entities decoded, white space collapsed,
  * links as "text [N]" followed by a "Links:" list of their URLs,
- * resolved against base (may be NULL).  Invalid UTF-8 becomes U+FFFD.
+ * resolved against base (may be NULL).  Invalid UTF-8 (each maximal
+ * subpart of an ill-formed sequence) and NUL bytes become U+FFFD.
  * *title (may be NULL) gets a copy of the title (free it), or NULL.
  */
 void oxi_html_text(const char *html, size_t len, const char *base,

@@ -7,6 +7,13 @@
  * end, and a UTF-8 byte order mark split across feeds is still skipped.
  * An event still being assembled when the input ends is never dispatched:
  * the caller decides what a truncated stream means.
+ *
+ * NUL bytes, by the WHATWG rules: an "id:" value holding one is ignored;
+ * "data:" keeps it (the callback gets the data's length); "event:" keeps
+ * it too, and the event is dispatched under that type, which no listener
+ * named by a C string can match: so the callback, which gets the type as
+ * a C string, does not hear that event at all, rather than hear it under
+ * the type cut at its NUL.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +50,10 @@ dispatch(struct oxi_sse *s)
 	const char *type;
 	int r;
 
-	if (s->data.len == 0) {
+	if (s->data.len == 0 || (s->event.len > 0 &&
+	    memchr(s->event.s, '\0', s->event.len))) {
+		/* no data; or a type no C string names: no listener */
+		oxi_buf_reset(&s->data);
 		oxi_buf_reset(&s->event);
 		return 0;
 	}

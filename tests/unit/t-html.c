@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "oxi.h"
 #include "net/net.h"
@@ -30,6 +31,45 @@ unesc(const char *s)
 	oxi_buf_cats(&out, "");
 	oxi_html_unescape(&out, s, strlen(s));
 	return out.s;
+}
+
+/* html[0..len) as text is want, NUL bytes compared too */
+static int
+convn(const char *html, size_t len, const char *want)
+{
+	oxi_buf_reset(&out);
+	free(title);
+	title = NULL;
+	oxi_html_text(html, len, NULL, &out, &title);
+	return out.len == strlen(want) && memcmp(out.s, want, out.len) == 0;
+}
+
+/* s[0..len) decoded is want[0..wlen): NUL bytes compared too */
+static int
+unescn(const char *s, size_t len, const char *want, size_t wlen)
+{
+	oxi_buf_reset(&out);
+	oxi_buf_cats(&out, "");
+	oxi_html_unescape(&out, s, len);
+	return out.len == wlen && memcmp(out.s, want, wlen) == 0;
+}
+
+/* CPU seconds to convert n copies of piece */
+static double
+cpu(const char *piece, size_t n)
+{
+	struct oxi_buf in = OXI_BUF_INIT;
+	clock_t t0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		oxi_buf_cats(&in, piece);
+	oxi_buf_reset(&out);
+	t0 = clock();
+	oxi_html_text(in.s, in.len, NULL, &out, NULL);
+	t0 = clock() - t0;
+	oxi_buf_free(&in);
+	return (double)t0 / CLOCKS_PER_SEC;
 }
 
 int
@@ -89,7 +129,7 @@ main(void)
 	    "[2] https://other.example/page";
 	const char *r;
 
-	plan(21);
+	plan(30);
 	r = conv(page, "https://site.example/dir/page.html");
 	is_str(r, expect, "a page as text");
 	is_str(title, "The & Title", "the title, decoded and collapsed");
@@ -140,6 +180,29 @@ main(void)
 	    "& &; &#; &#x; &amp &unknown; a&b",
 	    "what is not a reference stays");
 	is_str(unesc("&#65&#66;x"), "ABx", "a numeric reference without ;");
+	is_str(conv("<xmp>", NULL), "", "an empty xmp at the end (UBSan: "
+	    "no step from a NULL pointer)");
+	is_str(conv("<xmp></xmp><textarea></textarea>x", NULL), "x",
+	    "empty raw text elements");
+
+	/* what is not UTF-8 becomes U+FFFD, one per maximal subpart */
+#define R "\xef\xbf\xbd"
+	is_str(conv("<p>a\xff" "b\xe2\x82" "c\xed\xa0\x80" "d\xc0\xaf" "e"
+	    "\xf0\x9f\x98</p>", NULL), "a" R "b" R "c" R R R "d" R R "e" R,
+	    "ill-formed UTF-8 in the text becomes U+FFFD");
+	is_str(conv("<title>t\x80</title><a href=\"/\xfe\">\xc3\xa9</a>",
+	    "http://h.example/"), "\xc3\xa9 [1]\n\nLinks:\n"
+	    "[1] http://h.example/" R, "in link URLs too");
+	is_str(title, "t" R, "and in the title");
+	ok(convn("<p>a\0b</p>", 10, "a" R "b"), "a NUL byte becomes U+FFFD, "
+	    "as &#0; does");
+
+	/* the search for '&' stays within the text given */
+	ok(cpu("<b>x</b>", 2 * 1024 * 1024 / 8) < 2.0,
+	    "2 MiB of <b>x</b> in well under 2 s of CPU (linear)");
+	ok(unescn("a&amp;b&c", 3, "a&a", 3), "no '&' is taken past len");
+	ok(unescn("a\0b&lt;\0", 8, "a\0b<\0", 5),
+	    "a NUL byte is a byte, not '&'");
 
 	free(title);
 	oxi_buf_free(&out);

@@ -59,6 +59,13 @@ static const struct tcase cases[] = {
 	{ "blank lines only", S("\n\r\n\r\n"), "id=,retry=-1" },
 	{ "colon in value", S("data: {\"a\":\"b: c\"}\n\n"),
 	    "message={\"a\":\"b: c\"};id=,retry=-1" },
+	{ "NUL in the type: no listener hears the event",
+	    S("event: error\0x\ndata: a\n\ndata: b\n\n"),
+	    "message=b;id=,retry=-1" },
+	{ "a later event: field without NUL is the type",
+	    S("event: a\0b\nevent: add\ndata: x\n\n"), "add=x;id=,retry=-1" },
+	{ "NUL in data is carried", S("data: a\0b\ndata: \0\n\n"),
+	    "message=a\\0b|\\0;id=,retry=-1" },
 	{ "OpenAI style",
 	    S("data: {\"x\":1}\n\ndata: [DONE]\n\n"),
 	    "message={\"x\":1};message=[DONE];id=,retry=-1" },
@@ -72,8 +79,11 @@ collect(void *arg, const char *type, const char *data, size_t len)
 
 	oxi_buf_cats(b, type);
 	oxi_buf_putc(b, '=');
-	for (i = 0; i < len; i++)	/* newlines shown as '|' */
-		oxi_buf_putc(b, data[i] == '\n' ? '|' : data[i]);
+	for (i = 0; i < len; i++)	/* newlines shown as '|', NUL as \0 */
+		if (data[i] == '\0')
+			oxi_buf_cats(b, "\\0");
+		else
+			oxi_buf_putc(b, data[i] == '\n' ? '|' : data[i]);
 	oxi_buf_cats(b, data[len] == '\0' ? ";" : "(no NUL);");
 	return 0;
 }
