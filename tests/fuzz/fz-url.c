@@ -20,7 +20,7 @@
 static const uint8_t *in;	/* the input, for the resolver */
 static size_t inlen;
 
-/* up to 2 addresses from the input's last bytes: v4, v6, or both */
+/* up to 2 addresses from the input's last bytes: v4, v6, both or none */
 static int
 fakeresolve(const char *host, struct sockaddr_storage *out, int max,
     char *why, size_t len)
@@ -44,6 +44,10 @@ fakeresolve(const char *host, struct sockaddr_storage *out, int max,
 		s6 = (struct sockaddr_in6 *)&out[n++];
 		s6->sin6_family = AF_INET6;
 		memcpy(&s6->sin6_addr, in + inlen - 21, 16);
+	}
+	if (n == 0) {		/* as getaddrinfo: never success and none */
+		snprintf(why, len, "no address");
+		return -1;
 	}
 	return n;
 }
