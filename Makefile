@@ -127,8 +127,55 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man7/oxi.7
 	rm -rf $(DESTDIR)$(DATADIR)/oxi
 
+# fuzzing (tests/fuzz/README): the library again, built by clang with
+# libFuzzer's coverage, ASan and UBSan in its own object directory, and
+# one harness per parser facing the outside; make fuzz runs each for
+# FUZZ_SECONDS, t0006 runs each over its seeds once
+FUZZ_CC = clang
+FUZZ_SECONDS = 60
+FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	-fsanitize=fuzzer-no-link,address,undefined
+FUZZ_ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) -std=c99 $(WFLAGS) \
+	$(JQ_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS) \
+	$(PCRE2_CFLAGS) $(FUZZ_CFLAGS)
+FUZZ_DIALECTS = openai anthropic gemini ollama responses
+FUZZ_HARNESSES = nd sse json html url shpolicy $(FUZZ_DIALECTS)
+FUZZ_OBJ = $(LIBSRC:lib/%.c=tests/fuzz/obj/%.o)
+FUZZ_LIB = tests/fuzz/obj/liboxi.a
+FUZZ_BINS = $(FUZZ_HARNESSES:%=tests/fuzz/fz-%)
+
+tests/fuzz/obj/%.o: lib/%.c $(LIBHDR) config.mk
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	rm -f $@
+	ar rcs $@ $(FUZZ_OBJ)
+
+tests/fuzz/fz-%: tests/fuzz/fz-%.c tests/fuzz/fz.h $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_LIB) $(LIBS_ALL) -lm
+
+$(FUZZ_DIALECTS:%=tests/fuzz/fz-%): tests/fuzz/fz-dialect.c tests/fuzz/fz.h \
+    $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer \
+		-DFZ_DIALECT=oxi_dialect_$(@F:fz-%=%) -o $@ \
+		tests/fuzz/fz-dialect.c $(FUZZ_LIB) $(LIBS_ALL) -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@s=0; for h in $(FUZZ_HARNESSES); do \
+		echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
+		sh tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $$h || s=1; \
+	done; exit $$s
+
+fuzz-clean:
+	rm -rf tests/fuzz/obj $(FUZZ_BINS)
+
 clean:
 	rm -f $(BINS) lib/*.o lib/*/*.o lib/liboxi.a tests/jnorm $(UNITS)
 	rm -rf tests/tmp
 
-.PHONY: all units check check-asan bench run deps install uninstall clean
+.PHONY: all units check check-asan bench run deps install uninstall clean \
+	fuzz fuzz-build fuzz-clean

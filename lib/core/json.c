@@ -61,11 +61,33 @@ oxi_jbad(const char *fmt, ...)
 	return jv_invalid_with_msg(jv_string(buf));
 }
 
-/* the end of the string that starts at s[i] == '"', or 0 if it is bad */
+/* the value of the 4 hex digits after s[i] == 'u', or -1 */
+static long
+hex4(const char *s, size_t n, size_t i)
+{
+	long v = 0;
+	int k;
+
+	for (k = 1; k <= 4; k++) {
+		if (i + k >= n || !s[i + k] ||
+		    !strchr("0123456789abcdefABCDEF", s[i + k]))
+			return -1;
+		v = v * 16 + (s[i + k] <= '9' ? s[i + k] - '0' :
+		    (s[i + k] | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+/*
+ * The end of the string that starts at s[i] == '"', or 0 if it is bad.
+ * A high surrogate escape must be followed by a low one, as libjq 1.6
+ * wants (else its error message quotes the text); a lone low one is
+ * taken (libjq makes it U+FFFD).
+ */
 static size_t
 jstring(const char *s, size_t n, size_t i)
 {
-	int k;
+	long v, w;
 
 	for (i++; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -83,10 +105,15 @@ jstring(const char *s, size_t n, size_t i)
 		case 'n': case 'r': case 't':
 			break;
 		case 'u':
-			for (k = 0; k < 4; k++)
-				if (++i >= n || !strchr("0123456789abcdefABCDEF",
-				    s[i]) || s[i] == '\0')
-					return 0;
+			if ((v = hex4(s, n, i)) < 0)
+				return 0;
+			i += 4;
+			if (v < 0xd800 || v > 0xdbff)
+				break;
+			if (i + 2 >= n || s[i + 1] != '\\' || s[i + 2] != 'u' ||
+			    (w = hex4(s, n, i + 2)) < 0xdc00 || w > 0xdfff)
+				return 0;
+			i += 6;
 			break;
 		default:
 			return 0;

@@ -237,6 +237,8 @@ oxi_nd_take(struct oxi_nd *in, jv *out)
 	size_t avail, len;
 	int r;
 
+	if (!in->buf.s)		/* nothing read yet: no NULL + 0 below */
+		return in->eof ? OXI_ND_EOF : OXI_ND_AGAIN;
 	for (;;) {
 		start = in->buf.s + in->off;
 		avail = in->buf.len - in->off;
