@@ -264,6 +264,10 @@ oxi_ssrf_pin(const struct oxi_url *u, struct sockaddr_storage *pin, char *why,
 		n = 1;
 	} else if ((n = oxi_ssrf_resolve(u->host, a, MAXADDR, why, len)) < 0)
 		return -1;
+	if (n == 0) {		/* a resolver may answer with nothing */
+		snprintf(why, len, "'%s' resolves to no address", u->host);
+		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		setport(&a[i], u->port);
 		if (oxi_ssrf_addr((struct sockaddr *)&a[i], what,

@@ -233,7 +233,7 @@ main(void)
 	struct oxi_web_req req;
 	struct oxi_web_res res;
 
-	plan(33);
+	plan(34);
 	unsetenv("OXI_SSRF_ALLOW");
 	oxi_ssrf_resolve = fakeresolve;
 
@@ -343,6 +343,10 @@ main(void)
 	is_int(pin("http://example.com/", why, sizeof why, addr,
 	    sizeof addr), 0, "public answers are allowed");
 	is_str(addr, "93.184.215.14", "the first answer is the one pinned");
+	answer(0, NULL, NULL);
+	ok(pin("http://empty.example/", why, sizeof why, NULL, 0) == -1 &&
+	    strstr(why, "resolves to no address") != NULL,
+	    "a resolver answering no address is refused, nothing pinned");
 
 	/* the test switch: exact 127.0.0.1:PORT, nothing else */
 	setenv("OXI_SSRF_ALLOW", "127.0.0.1:8080", 1);
