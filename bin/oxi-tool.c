@@ -139,7 +139,8 @@ badcall(jv rec, const char *why)
 static void
 call(jv rec)
 {
-	const char *why, *id, *name, *label;
+	const char *why, *id, *name;
+	char label[512];
 	int r;
 
 	if (oxi_msg_check(rec, &why) < 0) {
@@ -150,8 +151,8 @@ call(jv rec)
 	name = oxi_msg_peek(rec, "name");
 	/* the middleware logs the call (-v) */
 	r = oxi_tool_call(&ctx, id, name, jv_object_get(jv_copy(rec),
-	    jv_string("args")), &out, &label);
-	result(rec, id, out.s, out.len, r < 0, label);
+	    jv_string("args")), &out, label, sizeof label);
+	result(rec, id, out.s, out.len, r < 0, label[0] ? label : NULL);
 }
 
 static const char *mcpopt, *pathopt;

@@ -2,7 +2,7 @@
  * find.c - built-in tools: edit_file, glob and grep (files of the
  * workspace found and changed)
  *
- * Like the tools of tool.c, these work inside the workspace only: a path
+ * Like the tools of fs.c, these work inside the workspace only: a path
  * is opened with oxi_ws_openat or oxi_ws_opendir, and a walk goes down
  * from a descriptor already inside, one name at a time, with O_NOFOLLOW,
  * so that it never follows a symbolic link (in or out) nor climbs out.
@@ -28,7 +28,7 @@
 #include <pcre2.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 
 #define EDIT_MAX	(16 * 1024 * 1024)	/* largest file edit_file takes */
 #define GREP_FILEMAX	(32 * 1024 * 1024)	/* larger files are skipped */
@@ -42,9 +42,11 @@
 #define DEPTH_LIMIT	100000	/* pcre2_set_depth_limit */
 #define HEAP_LIMIT	65536	/* pcre2_set_heap_limit, KiB */
 
-static int editfile(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
-static int globfiles(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
-static int grep(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
+#define TIMEOUT_MS	60000	/* each call, unless OXI_TOOL_TIMEOUT */
+
+static int editfile(struct oxi_tool_call *);
+static int globfiles(struct oxi_tool_call *);
+static int grep(struct oxi_tool_call *);
 
 const struct oxi_tool oxi_tools_find[] = {
 	{ "edit_file",
@@ -65,7 +67,8 @@ const struct oxi_tool oxi_tools_find[] = {
 	  "\"Replace every occurrence (default false)\"}},"
 	  "\"required\":[\"path\",\"old_string\",\"new_string\"],"
 	  "\"additionalProperties\":false}",
-	  "path old_string new_string replace_all", NULL, editfile, 0 },
+	  "path old_string new_string replace_all", NULL, TIMEOUT_MS, 0, NULL,
+	  editfile },
 	{ "glob",
 	  "Find files in the workspace whose paths match a glob pattern: "
 	  "* and ? match within a name, [abc] a character of a set, ** any "
@@ -79,7 +82,7 @@ const struct oxi_tool oxi_tools_find[] = {
 	  "\"Directory to search, relative to the workspace (default: "
 	  "the workspace)\"}},"
 	  "\"required\":[\"pattern\"],\"additionalProperties\":false}",
-	  "pattern path", "workspace", globfiles, 0 },
+	  "pattern path", "workspace", TIMEOUT_MS, 0, NULL, globfiles },
 	{ "grep",
 	  "Search the text files of the workspace for a regular expression "
 	  "(PCRE2, Perl syntax), line by line. Returns matching lines as "
@@ -100,61 +103,32 @@ const struct oxi_tool oxi_tools_find[] = {
 	  "\"maximum\":10000,\"description\":"
 	  "\"Most matching lines to return (default 100)\"}},"
 	  "\"required\":[\"pattern\"],\"additionalProperties\":false}",
-	  "pattern path glob ignore_case max_results", "workspace", grep, 0 },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+	  "pattern path glob ignore_case max_results", "workspace", TIMEOUT_MS,
+	  0, NULL, grep },
+	{ NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
 };
-
-/* a boolean argument: 1 found, 0 absent or null, -1 wrong */
-static int
-argbool(jv args, const char *key, int *val, struct oxi_buf *out,
-    const char *tool)
-{
-	jv v = jv_object_get(jv_copy(args), jv_string(key));
-	jv_kind k = jv_get_kind(v);
-
-	jv_free(v);
-	if (k == JV_KIND_INVALID || k == JV_KIND_NULL)
-		return 0;
-	if (k != JV_KIND_TRUE && k != JV_KIND_FALSE)
-		return oxi_tool_fail(out, tool, "argument '%s' must be true or "
-		    "false", key);
-	*val = k == JV_KIND_TRUE;
-	return 1;
-}
-
-/* a required string argument: 1, or -1 with the message in out */
-static int
-needstr(jv args, const char *key, const char **s, size_t *len,
-    struct oxi_buf *out, const char *tool)
-{
-	int r = oxi_tool_argstr(args, key, s, len, out, tool);
-
-	if (r == 0)
-		return oxi_tool_fail(out, tool, "missing argument '%s'", key);
-	return r;
-}
 
 /*
  * Opens the directory holding path and points *base at its last name:
  * a descriptor, or -1 with the error in out.
  */
 static int
-parent(int ws, const char *path, const char **base, struct oxi_buf *out,
-    const char *tool)
+parent(struct oxi_tool_call *c, const char *path, const char **base)
 {
+	int ws = c->ctx->ws;
 	const char *b;
 	char *dir;
 	int fd;
 
 	if (path[0] == '/')
-		return oxi_tool_failpath(out, tool, path, EXDEV);
+		return oxi_tool_failpath(c, path, EXDEV);
 	b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	if (*b == '\0' || strcmp(b, ".") == 0 || strcmp(b, "..") == 0)
-		return oxi_tool_fail(out, tool, "'%s' names a directory, not a "
+		return oxi_tool_fail(c, "'%s' names a directory, not a "
 		    "file", path);
 	if (strlen(b) > NAME_MAX)
-		return oxi_tool_failpath(out, tool, path, ENAMETOOLONG);
+		return oxi_tool_failpath(c, path, ENAMETOOLONG);
 	if (b == path)
 		fd = oxi_ws_opendir(ws, ".", 0);
 	else {
@@ -163,7 +137,7 @@ parent(int ws, const char *path, const char **base, struct oxi_buf *out,
 		free(dir);
 	}
 	if (fd < 0)
-		return oxi_tool_failpath(out, tool, path, errno);
+		return oxi_tool_failpath(c, path, errno);
 	*base = b;
 	return fd;
 }
@@ -193,9 +167,9 @@ slurp(int fd, struct oxi_buf *b, size_t max)
 }
 
 static int
-editfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
+editfile(struct oxi_tool_call *c)
 {
-	static const char T[] = "edit_file";
+	struct oxi_buf *out = c->out;
 	struct oxi_buf text = OXI_BUF_INIT, res = OXI_BUF_INIT;
 	const char *path, *old, *new, *base = NULL, *p, *q, *end;
 	char tmp[64], id[OXI_ID_LEN + 1];
@@ -203,20 +177,20 @@ editfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	struct stat st;
 	int all = 0, dfd, fd = -1, e, r, ret = -1;
 
-	if ((r = oxi_tool_argpath(args, "path", &path, out, T)) <= 0)
-		return r < 0 ? -1 : oxi_tool_fail(out, T, "missing argument "
+	if ((r = oxi_tool_argpath(c, "path", &path)) <= 0)
+		return r < 0 ? -1 : oxi_tool_fail(c, "missing argument "
 		    "'path'");
-	if (needstr(args, "old_string", &old, &oldlen, out, T) < 0 ||
-	    needstr(args, "new_string", &new, &newlen, out, T) < 0 ||
-	    argbool(args, "replace_all", &all, out, T) < 0)
+	if (oxi_tool_needstr(c, "old_string", &old, &oldlen) < 0 ||
+	    oxi_tool_needstr(c, "new_string", &new, &newlen) < 0 ||
+	    oxi_tool_argbool(c, "replace_all", &all) < 0)
 		return -1;
 	if (oldlen == 0)
-		return oxi_tool_fail(out, T, "old_string is empty; use "
+		return oxi_tool_fail(c, "old_string is empty; use "
 		    "write_file to make a file");
 	if (oldlen == newlen && memcmp(old, new, oldlen) == 0)
-		return oxi_tool_fail(out, T, "old_string and new_string are "
+		return oxi_tool_fail(c, "old_string and new_string are "
 		    "the same");
-	if ((dfd = parent(ctx->ws, path, &base, out, T)) < 0)
+	if ((dfd = parent(c, path, &base)) < 0)
 		return -1;
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC | O_NOCTTY);
@@ -224,30 +198,30 @@ editfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		e = errno;
 		if ((e == ELOOP || e == EMLINK) && fstatat(dfd, base, &st,
 		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-			oxi_tool_fail(out, T, "'%s' is a symbolic link, not "
+			oxi_tool_fail(c, "'%s' is a symbolic link, not "
 			    "edited", path);
 		else
-			oxi_tool_failpath(out, T, path, e);
+			oxi_tool_failpath(c, path, e);
 		goto done;
 	}
 	if (fstat(fd, &st) < 0) {
-		oxi_tool_failpath(out, T, path, errno);
+		oxi_tool_failpath(c, path, errno);
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		oxi_tool_fail(out, T, "'%s' is not a regular file", path);
+		oxi_tool_fail(c, "'%s' is not a regular file", path);
 		goto done;
 	}
 	if ((r = slurp(fd, &text, EDIT_MAX)) != 0) {
 		if (r < 0)
-			oxi_tool_failpath(out, T, path, errno);
+			oxi_tool_failpath(c, path, errno);
 		else
-			oxi_tool_fail(out, T, "'%s' is over %d MiB, too large "
+			oxi_tool_fail(c, "'%s' is over %d MiB, too large "
 			    "to edit", path, EDIT_MAX >> 20);
 		goto done;
 	}
 	if (memchr(text.s, '\0', text.len)) {
-		oxi_tool_fail(out, T, "'%s' is a binary file (it holds NUL "
+		oxi_tool_fail(c, "'%s' is a binary file (it holds NUL "
 		    "bytes)", path);
 		goto done;
 	}
@@ -256,12 +230,12 @@ editfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	    p = q + oldlen)
 		count++;
 	if (count == 0) {
-		oxi_tool_fail(out, T, "old_string not found in '%s' (it must "
+		oxi_tool_fail(c, "old_string not found in '%s' (it must "
 		    "match exactly, white space included)", path);
 		goto done;
 	}
 	if (count > 1 && !all) {
-		oxi_tool_fail(out, T, "old_string occurs %zu times in '%s'; "
+		oxi_tool_fail(c, "old_string occurs %zu times in '%s'; "
 		    "include more context to make it unique, or set "
 		    "replace_all", count, path);
 		goto done;
@@ -280,7 +254,7 @@ editfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
 	if (fd < 0) {
-		oxi_tool_failpath(out, T, path, errno);
+		oxi_tool_failpath(c, path, errno);
 		goto done;
 	}
 	if (fchmod(fd, st.st_mode & 07777) < 0 ||
@@ -289,7 +263,7 @@ editfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		close(fd);
 		fd = -1;
 		(void)unlinkat(dfd, tmp, 0);
-		oxi_tool_failpath(out, T, path, e);
+		oxi_tool_failpath(c, path, e);
 		goto done;
 	}
 	e = close(fd) < 0 ? errno : 0;
@@ -297,7 +271,7 @@ editfile(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	if (e || renameat(dfd, tmp, dfd, base) < 0) {
 		e = e ? e : errno;
 		(void)unlinkat(dfd, tmp, 0);
-		oxi_tool_failpath(out, T, path, e);
+		oxi_tool_failpath(c, path, e);
 		goto done;
 	}
 	oxi_buf_reset(out);
@@ -458,16 +432,16 @@ gmatch(char **sv, int sn, char **pv, int pn)
 
 /* a pattern that stays in the workspace: 0, or -1 with why in out */
 static int
-relpattern(const char *pat, size_t len, struct oxi_buf *out, const char *tool,
+relpattern(struct oxi_tool_call *c, const char *pat, size_t len,
     const char *key)
 {
 	char **sv;
 	int n, i, bad = 0;
 
 	if (len == 0)
-		return oxi_tool_fail(out, tool, "argument '%s' is empty", key);
+		return oxi_tool_fail(c, "argument '%s' is empty", key);
 	if (strlen(pat) != len)
-		return oxi_tool_fail(out, tool, "argument '%s' holds a NUL byte",
+		return oxi_tool_fail(c, "argument '%s' holds a NUL byte",
 		    key);
 	n = segments(pat, &sv);
 	for (i = 0; i < n; i++)
@@ -475,10 +449,10 @@ relpattern(const char *pat, size_t len, struct oxi_buf *out, const char *tool,
 			bad = 1;
 	freesegs(sv, n);
 	if (pat[0] == '/' || bad)
-		return oxi_tool_fail(out, tool, "'%s' is outside the workspace: "
+		return oxi_tool_fail(c, "'%s' is outside the workspace: "
 		    "a pattern is relative, without ..", pat);
 	if (n == 0)
-		return oxi_tool_fail(out, tool, "argument '%s' matches nothing",
+		return oxi_tool_fail(c, "argument '%s' matches nothing",
 		    key);
 	return 0;
 }
@@ -489,6 +463,7 @@ struct walk {
 	size_t n, cap;		/* used, allocated */
 	size_t more;		/* found past GLOB_KEEP */
 	int timeout;		/* the deadline passed */
+	struct oxi_tool_call *call;	/* the glob call */
 };
 
 static void
@@ -516,7 +491,7 @@ globwalk(struct walk *w, int dfd, char **sv, int i, int n,
 
 	if (w->timeout || depth > MAXDEPTH)
 		return;
-	if (oxi_tool_expired()) {
+	if (oxi_tool_expired(w->call)) {
 		w->timeout = 1;
 		return;
 	}
@@ -566,23 +541,22 @@ cmpstr(const void *a, const void *b)
 
 /* the path argument as a directory: an fd and its prefix for results */
 static int
-startdir(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *prefix,
-    struct oxi_buf *out, const char *tool, const char **pathp)
+startdir(struct oxi_tool_call *c, struct oxi_buf *prefix, const char **pathp)
 {
 	const char *path = ".";
 	size_t len;
 	int r, fd;
 
-	if ((r = oxi_tool_argstr(args, "path", &path, &len, out, tool)) < 0)
+	if ((r = oxi_tool_argstr(c, "path", &path, &len)) < 0)
 		return -1;
 	if (r == 0 || len == 0)
 		path = ".";
 	else if (strlen(path) != len)
-		return oxi_tool_fail(out, tool, "argument 'path' holds a NUL "
+		return oxi_tool_fail(c, "argument 'path' holds a NUL "
 		    "byte");
 	*pathp = path;
-	if ((fd = oxi_ws_opendir(ctx->ws, path, 0)) < 0)
-		return oxi_tool_failpath(out, tool, path, errno);
+	if ((fd = oxi_ws_opendir(c->ctx->ws, path, 0)) < 0)
+		return oxi_tool_failpath(c, path, errno);
 	oxi_buf_reset(prefix);
 	oxi_buf_cats(prefix, path);
 	while (prefix->len > 0 && prefix->s[prefix->len - 1] == '/')
@@ -597,9 +571,9 @@ startdir(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *prefix,
 }
 
 static int
-globfiles(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
+globfiles(struct oxi_tool_call *c)
 {
-	static const char T[] = "glob";
+	struct oxi_buf *out = c->out;
 	struct oxi_buf rel = OXI_BUF_INIT;
 	struct walk w;
 	const char *pat, *path;
@@ -607,12 +581,13 @@ globfiles(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	size_t len, i, j;
 	int n, fd;
 
-	if (needstr(args, "pattern", &pat, &len, out, T) < 0 ||
-	    relpattern(pat, len, out, T, "pattern") < 0)
+	if (oxi_tool_needstr(c, "pattern", &pat, &len) < 0 ||
+	    relpattern(c, pat, len, "pattern") < 0)
 		return -1;
-	if ((fd = startdir(ctx, args, &rel, out, T, &path)) < 0)
+	if ((fd = startdir(c, &rel, &path)) < 0)
 		return -1;
 	memset(&w, 0, sizeof w);
+	w.call = c;
 	n = segments(pat, &sv);
 	oxi_buf_cats(&rel, "");
 	globwalk(&w, fd, sv, 0, n, &rel, 0);
@@ -623,8 +598,8 @@ globfiles(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 		for (i = 0; i < w.n; i++)
 			free(w.v[i]);
 		free(w.v);
-		return oxi_tool_fail(out, T, "timed out after %ld ms; narrow "
-		    "the pattern or the path", oxi_tool_timeout(T));
+		return oxi_tool_fail(c, "timed out after %ld ms; narrow "
+		    "the pattern or the path", c->limit);
 	}
 	if (w.n > 0)
 		qsort(w.v, w.n, sizeof *w.v, cmpstr);
@@ -666,6 +641,7 @@ struct grep {
 	size_t files;		/* files searched */
 	size_t big;		/* files skipped as too large */
 	int stop;		/* 1 max reached, -1 failed (message in err) */
+	struct oxi_tool_call *call;	/* the grep call */
 	struct oxi_buf err;	/* the failure */
 };
 
@@ -743,12 +719,12 @@ grepfile(struct grep *g, int fd, const char *rel)
 		n = nl - p;
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
-		if (line % 4096 == 0 && oxi_tool_expired()) {
+		if (line % 4096 == 0 && oxi_tool_expired(g->call)) {
 			g->stop = -1;
 			oxi_buf_reset(&g->err);
 			oxi_buf_printf(&g->err, "timed out after %ld ms (at "
 			    "'%s'); narrow the path or the glob",
-			    oxi_tool_timeout("grep"), rel);
+			    g->call->limit, rel);
 			return;
 		}
 		rc = pcre2_match(g->re, (PCRE2_SPTR)p, n, 0, 0, g->md, g->mc);
@@ -788,11 +764,11 @@ grepdir(struct grep *g, int dfd, struct oxi_buf *rel, int depth)
 	for (k = 0; k < ne && !g->stop; k++) {
 		if (v[k].name[0] == '.' || (!v[k].dir && !v[k].reg))
 			continue;	/* hidden, links, devices */
-		if (oxi_tool_expired()) {
+		if (oxi_tool_expired(g->call)) {
 			g->stop = -1;
 			oxi_buf_reset(&g->err);
 			oxi_buf_printf(&g->err, "timed out after %ld ms; narrow "
-			    "the path or the glob", oxi_tool_timeout("grep"));
+			    "the path or the glob", g->call->limit);
 			break;
 		}
 		oxi_buf_printf(rel, "%s%s", len ? "/" : "", v[k].name);
@@ -812,9 +788,10 @@ grepdir(struct grep *g, int dfd, struct oxi_buf *rel, int depth)
 }
 
 static int
-grep(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
+grep(struct oxi_tool_call *c)
 {
-	static const char T[] = "grep";
+	const struct oxi_tool_ctx *ctx = c->ctx;
+	struct oxi_buf *out = c->out;
 	struct oxi_buf rel = OXI_BUF_INIT, res = OXI_BUF_INIT;
 	pcre2_jit_stack *js = NULL;
 	PCRE2_UCHAR msg[256];
@@ -826,25 +803,26 @@ grep(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	int icase = 0, err, fd, r, ret = -1;
 
 	memset(&g, 0, sizeof g);
+	g.call = c;
 	g.max = GREP_DEFAULT;
-	if (needstr(args, "pattern", &pat, &len, out, T) < 0 ||
-	    argbool(args, "ignore_case", &icase, out, T) < 0 ||
-	    oxi_tool_argint(args, "max_results", 1, &g.max, out, T) < 0 ||
-	    (r = oxi_tool_argstr(args, "glob", &glob, &glen, out, T)) < 0 ||
-	    (r > 0 && relpattern(glob, glen, out, T, "glob") < 0) ||
-	    oxi_tool_argstr(args, "path", &path, &plen, out, T) < 0)
+	if (oxi_tool_needstr(c, "pattern", &pat, &len) < 0 ||
+	    oxi_tool_argbool(c, "ignore_case", &icase) < 0 ||
+	    oxi_tool_argint(c, "max_results", 1, &g.max) < 0 ||
+	    (r = oxi_tool_argstr(c, "glob", &glob, &glen)) < 0 ||
+	    (r > 0 && relpattern(c, glob, glen, "glob") < 0) ||
+	    oxi_tool_argstr(c, "path", &path, &plen) < 0)
 		return -1;
 	if (g.max > GREP_MAX)
-		return oxi_tool_fail(out, T, "argument 'max_results' must be "
+		return oxi_tool_fail(c, "argument 'max_results' must be "
 		    "at most %d", GREP_MAX);
 	if (len == 0)
-		return oxi_tool_fail(out, T, "argument 'pattern' is empty");
+		return oxi_tool_fail(c, "argument 'pattern' is empty");
 	g.re = pcre2_compile((PCRE2_SPTR)pat, len, PCRE2_UTF |
 	    PCRE2_MATCH_INVALID_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C |
 	    (icase ? PCRE2_CASELESS : 0), &err, &off, NULL);
 	if (!g.re) {
 		pcre2_get_error_message(err, msg, sizeof msg);
-		return oxi_tool_fail(out, T, "bad pattern at offset %zu: %s",
+		return oxi_tool_fail(c, "bad pattern at offset %zu: %s",
 		    (size_t)off, (char *)msg);
 	}
 	/* JIT where it works; not under valgrind, which cannot see into
@@ -854,7 +832,7 @@ grep(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	g.md = pcre2_match_data_create_from_pattern(g.re, NULL);
 	g.mc = pcre2_match_context_create(NULL);
 	if (!g.md || !g.mc) {
-		oxi_tool_fail(out, T, "out of memory");
+		oxi_tool_fail(c, "out of memory");
 		goto done;
 	}
 	pcre2_set_match_limit(g.mc, MATCH_LIMIT);
@@ -875,21 +853,21 @@ grep(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		if (!S_ISREG(st.st_mode)) {
 			close(fd);
-			oxi_tool_fail(out, T, "'%s' is not a regular file", path);
+			oxi_tool_fail(c, "'%s' is not a regular file", path);
 			goto done;
 		}
 		grepfile(&g, fd, path);
 	} else {
 		if (fd >= 0)
 			close(fd);
-		if ((fd = startdir(ctx, args, &rel, out, T, &path)) < 0)
+		if ((fd = startdir(c, &rel, &path)) < 0)
 			goto done;
 		oxi_buf_cats(&rel, "");
 		grepdir(&g, fd, &rel, 0);
 		close(fd);
 	}
 	if (g.stop < 0) {
-		oxi_tool_fail(out, T, "%s", g.err.s);
+		oxi_tool_fail(c, "%s", g.err.s);
 		goto done;
 	}
 	oxi_buf_reset(out);

@@ -9,7 +9,7 @@
  *	    "disabled":false}}}
  *
  * ("mcpServers" is read as "servers", as other clients write it.)  Each
- * server is a child in the sandbox (plugin.c), in the workspace, with a
+ * server is a child in the sandbox (child.c), in the workspace, with a
  * scrubbed environment plus its "env", speaking newline-delimited
  * JSON-RPC on its stdin and stdout; its stderr goes to our debug lines.
  *
@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 
 #define TIMEOUT_MS	60000		/* a request, unless timeout_ms */
 #define DISCOVER_MS	5000		/* server/discover, at most */
@@ -49,17 +49,6 @@
 #define BACKOFF_MAX	60000		/* between restarts */
 
 /* the stateless revision, and those of the initialize era we speak */
-
-/* o[key] with o consumed; invalid if o is not an object or lacks key */
-static jv
-get(jv o, const char *key)
-{
-	if (jv_get_kind(o) != JV_KIND_OBJECT) {
-		jv_free(o);
-		return jv_invalid();
-	}
-	return jv_object_get(o, jv_string(key));
-}
 
 static const char modern[] = "2026-07-28";
 static const char *const legacy[] = { "2025-11-25", "2025-06-18", NULL };
@@ -245,10 +234,11 @@ down(struct server *s, long ms)
 static void
 serverreq(struct server *s, jv msg, long long end)
 {
-	jv r = jv_object(), m = get(jv_copy(msg), "method");
+	jv r = jv_object(), m = oxi_jget(msg, "method");
 
 	r = jv_object_set(r, jv_string("jsonrpc"), jv_string("2.0"));
-	r = jv_object_set(r, jv_string("id"), get(msg, "id"));
+	r = jv_object_set(r, jv_string("id"), oxi_jget(msg, "id"));
+	jv_free(msg);
 	if (strcmp(jv_string_value(m), "ping") == 0)
 		r = jv_object_set(r, jv_string("result"), jv_object());
 	else {
@@ -320,7 +310,7 @@ request(struct server *s, const char *method, jv params, long long end,
 	}
 	for (;;) {
 		while (takemsg(s, &msg)) {
-			v = get(jv_copy(msg), "method");
+			v = oxi_jget(msg, "method");
 			kind = jv_get_kind(v);
 			jv_free(v);
 			if (kind == JV_KIND_STRING) {
@@ -331,7 +321,7 @@ request(struct server *s, const char *method, jv params, long long end,
 					jv_free(msg);
 				continue;
 			}
-			v = get(jv_copy(msg), "id");
+			v = oxi_jget(msg, "id");
 			if (jv_get_kind(v) == JV_KIND_NUMBER &&
 			    jv_number_value(v) == (double)id) {
 				jv_free(v);
@@ -381,14 +371,15 @@ request(struct server *s, const char *method, jv params, long long end,
 static const char *
 rpcerr(jv res, char *buf, size_t len)
 {
-	jv e = get(jv_copy(res), "error"), m, c;
+	jv e = oxi_jget(res, "error"), m, c;
 
 	if (!jv_is_valid(e) || jv_get_kind(e) == JV_KIND_NULL) {
 		jv_free(e);
 		return NULL;
 	}
-	m = get(jv_copy(e), "message");
-	c = get(e, "code");
+	m = oxi_jget(e, "message");
+	c = oxi_jget(e, "code");
+	jv_free(e);
 	snprintf(buf, len, "error %d: %.200s", jv_get_kind(c) ==
 	    JV_KIND_NUMBER ? (int)jv_number_value(c) : 0,
 	    jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "?");
@@ -452,7 +443,10 @@ initialize(struct server *s, const char *version, long long end, char *why,
 		jv_free(res);
 		return -1;
 	}
-	v = get(get(res, "result"), "protocolVersion");
+	p = oxi_jget(res, "result");
+	jv_free(res);
+	v = oxi_jget(p, "protocolVersion");
+	jv_free(p);
 	got = jv_get_kind(v) == JV_KIND_STRING ? jv_string_value(v) : "";
 	for (i = 0; legacy[i]; i++)
 		if (strcmp(got, legacy[i]) == 0)
@@ -500,17 +494,21 @@ start(struct server *s, char *why, size_t len)
 		return -1;
 	}
 	if (r == RQ_OK) {
-		if (!rpcerr(res, eb, sizeof eb))
-			v = pick(get(get(jv_copy(res), "result"),
-			    "supportedVersions"));
-		else {
-			e = get(jv_copy(res), "error");
-			if (jv_equal(get(jv_copy(e), "code"),
+		if (!rpcerr(res, eb, sizeof eb)) {
+			e = oxi_jget(res, "result");
+			v = pick(oxi_jget(e, "supportedVersions"));
+			jv_free(e);
+		} else {
+			e = oxi_jget(res, "error");
+			if (jv_equal(oxi_jget(e, "code"),
 			    jv_number(-32022))) {
-				e = get(e, "data");
-				v = pick(get(jv_copy(e), "supported"));
+				jv data = oxi_jget(e, "data");
+
+				jv_free(e);
+				e = data;
+				v = pick(oxi_jget(e, "supported"));
 				if (!v)
-					v = pick(get(jv_copy(e),
+					v = pick(oxi_jget(e,
 					    "supportedVersions"));
 				if (!v) {
 					snprintf(why, len, "no protocol "
@@ -542,7 +540,7 @@ start(struct server *s, char *why, size_t len)
 static void
 content(jv res, struct oxi_buf *out)
 {
-	jv c = get(jv_copy(res), "content"), it, r;
+	jv c = oxi_jget(res, "content"), it, r;
 	const char *type, *s;
 	int i, n;
 
@@ -569,7 +567,7 @@ content(jv res, struct oxi_buf *out)
 			oxi_buf_printf(out, "[resource link: %s]",
 			    (s = oxi_msg_peek(it, "uri")) ? s : "?");
 		else if (strcmp(type, "resource") == 0) {
-			r = get(jv_copy(it), "resource");
+			r = oxi_jget(it, "resource");
 			if (jv_get_kind(r) == JV_KIND_OBJECT &&
 			    (s = oxi_msg_peek(r, "text")))
 				oxi_buf_cats(out, s);
@@ -584,7 +582,7 @@ content(jv res, struct oxi_buf *out)
 	}
 	jv_free(c);
 	if (n == 0) {
-		c = get(jv_copy(res), "structuredContent");
+		c = oxi_jget(res, "structuredContent");
 		if (jv_is_valid(c) && jv_get_kind(c) != JV_KIND_NULL) {
 			c = jv_dump_string(c, 0);
 			oxi_buf_cats(out, jv_string_value(c));
@@ -624,14 +622,15 @@ listtools(struct server *s)
 			jv_free(res);
 			break;
 		}
-		res = get(res, "result");
-		list = get(jv_copy(res), "tools");
+		t = oxi_jget(res, "result");
+		jv_free(res);
+		res = t;
+		list = oxi_jget(res, "tools");
 		n = jv_get_kind(list) == JV_KIND_ARRAY ?
 		    jv_array_length(jv_copy(list)) : 0;
 		for (i = 0; i < n; i++) {
 			t = jv_array_get(jv_copy(list), i);
-			nm = jv_get_kind(t) == JV_KIND_OBJECT ? get(
-			    jv_copy(t), "name") : jv_null();
+			nm = oxi_jget(t, "name");
 			if (jv_get_kind(nm) != JV_KIND_STRING) {
 				jv_free(nm);
 				jv_free(t);
@@ -654,16 +653,17 @@ listtools(struct server *s)
 				jv_free(t);
 				continue;
 			}
-			desc = get(jv_copy(t), "description");
+			desc = oxi_jget(t, "description");
 			if (jv_get_kind(desc) != JV_KIND_STRING) {
 				jv_free(desc);
-				desc = get(jv_copy(t), "title");
+				desc = oxi_jget(t, "title");
 			}
 			if (jv_get_kind(desc) != JV_KIND_STRING) {
 				jv_free(desc);
 				desc = jv_copy(nm);
 			}
-			schema = get(t, "inputSchema");
+			schema = oxi_jget(t, "inputSchema");
+			jv_free(t);
 			if (jv_get_kind(schema) != JV_KIND_OBJECT) {
 				jv_free(schema);
 				schema = jv_parse("{\"type\":\"object\","
@@ -684,7 +684,8 @@ listtools(struct server *s)
 			jv_free(nm);
 		}
 		jv_free(list);
-		cur = get(res, "nextCursor");
+		cur = oxi_jget(res, "nextCursor");
+		jv_free(res);
 		if (jv_get_kind(cur) != JV_KIND_STRING ||
 		    jv_string_length_bytes(jv_copy(cur)) == 0)
 			break;
@@ -740,10 +741,9 @@ failed(struct server *s)
 }
 
 static int
-mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
-    struct oxi_buf *out, const char **taint)
+mrun(void *arg, struct oxi_tool_call *c)
 {
-	struct mtool *t = toolof(name);
+	struct mtool *t = toolof(c->name);
 	struct server *s = t->srv;
 	char why[256];
 	long long now;
@@ -752,10 +752,8 @@ mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 	jv p, res, v;
 
 	(void)arg;
-	*taint = NULL;
-	if (jv_get_kind(args) != JV_KIND_OBJECT)
-		return oxi_tool_fail(out, name,
-		    "arguments must be a JSON object");
+	if (jv_get_kind(c->args) != JV_KIND_OBJECT)
+		return oxi_tool_fail(c, "arguments must be a JSON object");
 	if (s->c.pid > 0 && gone(s->c.pid)) {
 		oxi_debug("mcp '%s': exited while idle", s->name);
 		down(s, 0);	/* it died between calls: start it now */
@@ -763,58 +761,60 @@ mrun(void *arg, const struct oxi_tool_ctx *ctx, const char *name, jv args,
 	if (s->c.pid <= 0) {
 		now = oxi_clock_ms();
 		if (now < s->retry)
-			return oxi_tool_fail(out, name, "MCP server '%s' is "
+			return oxi_tool_fail(c, "MCP server '%s' is "
 			    "down; it restarts in %lld s", s->name,
 			    (s->retry - now + 999) / 1000);
 		oxi_debug("mcp '%s': starting again", s->name);
 		if (start(s, why, sizeof why) < 0) {
 			failed(s);
-			return oxi_tool_fail(out, name, "MCP server '%s' "
+			return oxi_tool_fail(c, "MCP server '%s' "
 			    "failed to start: %s", s->name, why);
 		}
 	}
 	p = jv_object_set(jv_object(), jv_string("name"),
 	    jv_string(t->orig));
-	p = jv_object_set(p, jv_string("arguments"), jv_copy(args));
+	p = jv_object_set(p, jv_string("arguments"), jv_copy(c->args));
 	/* the middleware's deadline (OXI_TOOL_TIMEOUT) may be sooner */
-	ms = oxi_tool_left(s->timeout) < s->timeout ?
-	    oxi_tool_left(s->timeout) : s->timeout;
+	ms = oxi_tool_left(c, s->timeout) < s->timeout ?
+	    oxi_tool_left(c, s->timeout) : s->timeout;
 	r = request(s, "tools/call", p, oxi_clock_ms() + ms, &res);
 	if (r == RQ_TIMEOUT) {
 		down(s, 0);
 		failed(s);
-		return oxi_tool_fail(out, name, "no answer from MCP server "
+		return oxi_tool_fail(c, "no answer from MCP server "
 		    "'%s' in %ld ms; it was stopped and restarts on a later "
 		    "call", s->name, ms);
 	}
 	if (r == RQ_DEAD) {
 		failed(s);
-		return oxi_tool_fail(out, name, "MCP server '%s' exited "
+		return oxi_tool_fail(c, "MCP server '%s' exited "
 		    "during the call (status %d); it restarts on a later "
 		    "call", s->name, s->code);
 	}
 	if (rpcerr(res, why, sizeof why)) {
 		jv_free(res);
-		return oxi_tool_fail(out, name, "%s", why);
+		return oxi_tool_fail(c, "%s", why);
 	}
 	s->fails = 0;
-	res = get(res, "result");
-	v = get(jv_copy(res), "resultType");
+	v = oxi_jget(res, "result");
+	jv_free(res);
+	res = v;
+	v = oxi_jget(res, "resultType");
 	if (s->modern && jv_get_kind(v) == JV_KIND_STRING &&
 	    strcmp(jv_string_value(v), "complete") != 0) {
 		jv_free(v);
 		jv_free(res);
-		return oxi_tool_fail(out, name, "the server asked for more "
+		return oxi_tool_fail(c, "the server asked for more "
 		    "input, which oxi cannot give");
 	}
 	jv_free(v);
-	v = get(jv_copy(res), "isError");
+	v = oxi_jget(res, "isError");
 	iserr = jv_get_kind(v) == JV_KIND_TRUE;
 	jv_free(v);
-	content(res, out);
+	content(res, c->out);
 	jv_free(res);
-	oxi_tool_cap(out, ctx->maxout, out->len);
-	*taint = s->taint;
+	oxi_tool_cap(c->out, c->ctx->maxout, c->out->len);
+	oxi_tool_taint(c, "%s", s->taint);
 	return iserr ? -1 : 0;
 }
 
@@ -869,7 +869,7 @@ readable(struct server *s, jv ro, char *why, size_t len)
 static int
 config(struct server *s, const char *name, jv c, char *why, size_t len)
 {
-	jv cmd, args, v;
+	jv cmd, args, v, sb;
 	int i, n;
 
 	memset(s, 0, sizeof *s);
@@ -884,18 +884,18 @@ config(struct server *s, const char *name, jv c, char *why, size_t len)
 		snprintf(why, len, "server '%s' is not an object", name);
 		goto bad;
 	}
-	cmd = get(jv_copy(c), "command");
+	cmd = oxi_jget(c, "command");
 	if (jv_get_kind(cmd) != JV_KIND_STRING ||
 	    jv_string_length_bytes(jv_copy(cmd)) == 0) {
 		jv_free(cmd);
-		v = get(jv_copy(c), "url");
+		v = oxi_jget(c, "url");
 		snprintf(why, len, "server '%s' %s", name, jv_is_valid(v) &&
 		    jv_get_kind(v) != JV_KIND_NULL ? "has a \"url\": only "
 		    "stdio servers are supported" : "has no \"command\"");
 		jv_free(v);
 		goto bad;
 	}
-	args = get(jv_copy(c), "args");
+	args = oxi_jget(c, "args");
 	if (jv_get_kind(args) == JV_KIND_NULL || !jv_is_valid(args)) {
 		jv_free(args);
 		args = jv_array();
@@ -927,7 +927,7 @@ config(struct server *s, const char *name, jv c, char *why, size_t len)
 		jv_free(v);
 	}
 	jv_free(args);
-	s->env = get(jv_copy(c), "env");
+	s->env = oxi_jget(c, "env");
 	if (!jv_is_valid(s->env) || jv_get_kind(s->env) == JV_KIND_NULL) {
 		jv_free(s->env);
 		s->env = jv_null();
@@ -936,14 +936,16 @@ config(struct server *s, const char *name, jv c, char *why, size_t len)
 		    name);
 		goto bad;
 	}
-	v = get(get(jv_copy(c), "sandbox"), "network");
+	sb = oxi_jget(c, "sandbox");
+	v = oxi_jget(sb, "network");
 	s->net = jv_get_kind(v) == JV_KIND_TRUE;
 	jv_free(v);
-	if (readable(s, get(get(jv_copy(c), "sandbox"), "ro"), why,
-	    len) < 0)
+	v = oxi_jget(sb, "ro");
+	jv_free(sb);
+	if (readable(s, v, why, len) < 0)
 		goto bad;
 	s->timeout = TIMEOUT_MS;
-	v = get(jv_copy(c), "timeout_ms");
+	v = oxi_jget(c, "timeout_ms");
 	if (jv_get_kind(v) == JV_KIND_NUMBER) {
 		if (jv_number_value(v) < 1 || jv_number_value(v) > 3600000) {
 			jv_free(v);
@@ -1001,10 +1003,10 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 		jv_free(cfg);
 		goto bad;
 	}
-	list = get(jv_copy(cfg), "servers");
+	list = oxi_jget(cfg, "servers");
 	if (!jv_is_valid(list) || jv_get_kind(list) == JV_KIND_NULL) {
 		jv_free(list);
-		list = get(jv_copy(cfg), "mcpServers");
+		list = oxi_jget(cfg, "mcpServers");
 	}
 	jv_free(cfg);
 	if (!jv_is_valid(list) || jv_get_kind(list) == JV_KIND_NULL) {
@@ -1024,7 +1026,7 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 		key = jv_string_value(k);
 		v = jv_object_iter_value(list, it);
 		if (jv_get_kind(v) == JV_KIND_OBJECT && jv_equal(
-		    get(jv_copy(v), "disabled"),
+		    oxi_jget(v, "disabled"),
 		    jv_true())) {
 			jv_free(v);
 			jv_free(k);

@@ -21,22 +21,11 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 
 #define MODERN	"2026-07-28"
 #define PVKEY	"io.modelcontextprotocol/protocolVersion"
 
-
-/* o[key] with o consumed; invalid if o is not an object or lacks key */
-static jv
-get(jv o, const char *key)
-{
-	if (jv_get_kind(o) != JV_KIND_OBJECT) {
-		jv_free(o);
-		return jv_invalid();
-	}
-	return jv_object_get(o, jv_string(key));
-}
 
 static const char *const versions[] = { "2025-11-25", "2025-06-18", NULL };
 
@@ -132,11 +121,12 @@ list(int fd, jv id, jv defs, int modern)
 		d = jv_array_get(jv_copy(defs), i);
 		t = jv_object();
 		t = jv_object_set(t, jv_string("name"),
-		    get(jv_copy(d), "name"));
+		    oxi_jget(d, "name"));
 		t = jv_object_set(t, jv_string("description"),
-		    get(jv_copy(d), "description"));
+		    oxi_jget(d, "description"));
 		t = jv_object_set(t, jv_string("inputSchema"),
-		    get(d, "parameters"));
+		    oxi_jget(d, "parameters"));
+		jv_free(d);
 		a = jv_array_append(a, t);
 	}
 	return answer(fd, id, jv_object_set(jv_object(), jv_string("tools"),
@@ -162,7 +152,8 @@ static int
 call(const struct oxi_tool_ctx *ctx, int fd, jv id, jv params, jv defs,
     int modern, struct oxi_buf *out)
 {
-	const char *name, *taint;
+	const char *name;
+	char taint[OXI_TOOL_TAINT];
 	char msg[160];
 	long long t0;
 	jv args, r;
@@ -177,7 +168,7 @@ call(const struct oxi_tool_ctx *ctx, int fd, jv id, jv params, jv defs,
 		snprintf(msg, sizeof msg, "Unknown tool: %.100s", name);
 		return fail(fd, id, -32602, msg, jv_invalid());
 	}
-	args = get(jv_copy(params), "arguments");
+	args = oxi_jget(params, "arguments");
 	if (!jv_is_valid(args) || jv_get_kind(args) == JV_KIND_NULL) {
 		jv_free(args);
 		args = jv_object();
@@ -188,7 +179,8 @@ call(const struct oxi_tool_ctx *ctx, int fd, jv id, jv params, jv defs,
 		    "object", jv_invalid());
 	}
 	t0 = oxi_clock_ms();
-	e = oxi_tool_run(ctx, name, args, out, &taint) < 0;
+	/* through the middleware: time limit, cache, cap, log line */
+	e = oxi_tool_call(ctx, NULL, name, args, out, taint, sizeof taint) < 0;
 	oxi_debug("mcp: call %.64s %s %lld ms", name, e ? "error" : "ok",
 	    oxi_clock_ms() - t0);
 	r = jv_object_set(jv_object(), jv_string("type"), jv_string("text"));
@@ -205,7 +197,7 @@ static int
 handle(const struct oxi_tool_ctx *ctx, int fd, const char *line,
     size_t len, jv defs, struct oxi_buf *out)
 {
-	jv m = oxi_json_parse(line, len), id, params, pv;
+	jv m = oxi_json_parse(line, len), id, params, pv, meta;
 	const char *method;
 	int r, modern = 0;
 
@@ -219,7 +211,7 @@ handle(const struct oxi_tool_ctx *ctx, int fd, const char *line,
 		return fail(fd, jv_null(), -32600, "Invalid Request: not an "
 		    "object (batches are not supported)", jv_invalid());
 	}
-	id = get(jv_copy(m), "id");
+	id = oxi_jget(m, "id");
 	if (jv_is_valid(id) && jv_get_kind(id) != JV_KIND_STRING &&
 	    jv_get_kind(id) != JV_KIND_NUMBER) {
 		jv_free(id);
@@ -245,8 +237,10 @@ handle(const struct oxi_tool_ctx *ctx, int fd, const char *line,
 		jv_free(m);
 		return 0;
 	}
-	params = get(jv_copy(m), "params");
-	pv = get(get(jv_copy(params), "_meta"), PVKEY);
+	params = oxi_jget(m, "params");
+	meta = oxi_jget(params, "_meta");
+	pv = oxi_jget(meta, PVKEY);
+	jv_free(meta);
 	if (jv_get_kind(pv) == JV_KIND_STRING) {
 		if (strcmp(jv_string_value(pv), MODERN) != 0) {
 			jv_free(pv);

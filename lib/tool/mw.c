@@ -1,12 +1,15 @@
 /*
  * mw.c - what every tool call goes through, whatever runs it
  *
- * oxi_tool_call wraps the dispatch of a call (built-in tool, plugin or
- * MCP server) in four layers:
+ * oxi_tool_call looks the tool up (a built-in tool, or a plugin's or an
+ * MCP server's) and wraps its dispatch in four layers:
  *
- * - a deadline: oxi_tool_timeout(name) from now.  Tools read what is left
- *   with oxi_tool_left (the web tools hand it to libcurl, grep and glob
- *   check it between files, a sandboxed child is killed at it).  As a
+ * - a deadline: the time limit from now, $OXI_TOOL_TIMEOUT ("30" for
+ *   every tool, "grep=5" for one) or else the tool's timeout_ms (ten
+ *   minutes for sources and tools without one: shell, plugins, MCP).
+ *   It travels in the call; tools read what is left with oxi_tool_left
+ *   (the web tools hand it to libcurl, grep and glob check it between
+ *   files, a sandboxed child is killed at it).  As a
  *   last resort a watchdog (alarm(2)) ends the process, with one fatal
  *   line and exit 111, if a call overruns its deadline by WATCHDOG
  *   seconds: a stage stuck in a call can answer nothing else anyway.
@@ -29,39 +32,16 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 
 #define TTL_DEFAULT	300			/* seconds */
 #define CACHE_DEFAULT	(16UL * 1024 * 1024)	/* bytes */
 #define WATCHDOG	5			/* seconds past a deadline */
 #define MARKER		"\n[output truncated: "
+#define LIMIT_DEFAULT	600000			/* ms, without timeout_ms */
 
-static long long deadline;	/* monotonic ms; 0 outside a call */
-static char dyntaint[512];	/* taint set by the running tool */
-static int havetaint;		/* dyntaint holds one */
 static char fatal[256];		/* the watchdog's last words */
 static size_t fatallen;		/* their length */
-
-/*
- * The default limits, by tool.  The rest (shell, plugins, MCP servers)
- * get ten minutes: they have limits of their own, shorter, which they
- * cut to what oxi_tool_left gives.
- */
-static const struct {
-	const char *name;
-	long ms;
-} limits[] = {
-	{ "web_fetch", 20000 },
-	{ "web_search", 20000 },
-	{ "http_request", 30000 },
-	{ "read_file", 60000 },
-	{ "write_file", 60000 },
-	{ "list_dir", 60000 },
-	{ "edit_file", 60000 },
-	{ "glob", 60000 },
-	{ "grep", 60000 },
-	{ NULL, 600000 }
-};
 
 /* a cached result */
 struct ent {
@@ -98,13 +78,14 @@ seconds(const char *s, size_t n, long *ms)
 	return 1;
 }
 
-long
-oxi_tool_timeout(const char *name)
+/* the time limit of tool name in ms: $OXI_TOOL_TIMEOUT, or dflt (its
+ * timeout_ms), or ten minutes */
+static long
+limit(const char *name, long dflt)
 {
 	const char *v = oxi_getenv("OXI_TOOL_TIMEOUT"), *p, *eq;
 	size_t k, n = strlen(name);
 	long ms, all = 0, mine = 0;
-	int i;
 
 	for (p = v; p && *p; p += k) {
 		p += strspn(p, ", \t");
@@ -121,53 +102,7 @@ oxi_tool_timeout(const char *name)
 		return mine;
 	if (all)
 		return all;
-	for (i = 0; limits[i].name; i++)
-		if (strcmp(limits[i].name, name) == 0)
-			break;
-	return limits[i].ms;
-}
-
-long
-oxi_tool_left(long dflt)
-{
-	long long left;
-
-	if (deadline == 0)
-		return dflt;
-	left = deadline - oxi_clock_ms();
-	return left < 1 ? 1 : left > 0x7fffffff ? 0x7fffffff : (long)left;
-}
-
-int
-oxi_tool_expired(void)
-{
-	return deadline != 0 && oxi_clock_ms() >= deadline;
-}
-
-void
-oxi_tool_settaint(const char *t)
-{
-	havetaint = t != NULL;
-	if (t)
-		snprintf(dyntaint, sizeof dyntaint, "%s", t);
-}
-
-const char *
-oxi_tool_gettaint(const char *dflt)
-{
-	return havetaint ? dyntaint : dflt;
-}
-
-int
-oxi_tool_ready(const struct oxi_tool *t)
-{
-	if (!oxi_tool_enabled(t))
-		return 0;
-	if (!(t->flags & OXI_TOOL_SETUP))
-		return 1;
-	if (strcmp(t->name, "web_search") == 0)
-		return oxi_websearch_backend() != NULL;
-	return 0;
+	return dflt > 0 ? dflt : LIMIT_DEFAULT;
 }
 
 /* a size with an optional k or m suffix, or dflt */
@@ -314,25 +249,27 @@ clean(char *dst, size_t len, const char *s)
 
 int
 oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
-    const char *name, jv args, struct oxi_buf *out, const char **taint)
+    const char *name, jv args, struct oxi_buf *out, char *taint, size_t len)
 {
 	static int alarmset;
-	const struct oxi_tool *t = oxi_tool_find(name);
+	const struct oxi_tool_src *src;
+	const struct oxi_tool *t = oxi_tool_lookup(name, &src);
+	struct oxi_tool_call c;
 	struct ent *e;
 	char cid[65], cname[65];
 	jv key = jv_invalid();
 	const char *k = NULL;
 	size_t keylen = 0, max;
 	long long t0 = oxi_clock_ms();
-	long ms, ttl;
+	long ttl;
 	int r, cached = 0;
 
 	ttl = (long)sizeenv("OXI_TOOL_CACHE_TTL", TTL_DEFAULT);
 	max = sizeenv("OXI_TOOL_CACHE_MAX", CACHE_DEFAULT);
 	clean(cid, sizeof cid, id ? id : "-");
 	clean(cname, sizeof cname, name);
-	if (t && (t->flags & OXI_TOOL_CACHE) && oxi_tool_enabled(t) &&
-	    ttl > 0 && max > 0 && jv_get_kind(args) == JV_KIND_OBJECT) {
+	if (t && (t->flags & OXI_TOOL_CACHE) && ttl > 0 && max > 0 &&
+	    jv_get_kind(args) == JV_KIND_OBJECT) {
 		key = jv_dump_string(jv_copy(args), JV_PRINT_SORTED);
 		key = jv_string_concat(jv_string_sized(name, strlen(name) + 1),
 		    key);
@@ -340,16 +277,20 @@ oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
 		keylen = (size_t)jv_string_length_bytes(jv_copy(key));
 	}
 	if (k && (e = lookup(k, keylen))) {
-		jv_free(args);
 		oxi_buf_reset(out);
 		oxi_buf_cat(out, e->content, e->len);
 		oxi_buf_cats(out, "");
-		*taint = e->taint;
+		snprintf(taint, len, "%s", e->taint ? e->taint : "");
 		r = 0;
 		cached = 1;
 		goto log;
 	}
-	ms = oxi_tool_timeout(name);
+	memset(&c, 0, sizeof c);
+	c.ctx = ctx;
+	c.name = name;
+	c.args = args;
+	c.out = out;
+	c.limit = limit(name, t ? t->timeout_ms : 0);
 	if (!alarmset) {
 		signal(SIGALRM, onalarm);
 		alarmset = 1;
@@ -359,19 +300,19 @@ oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
 	    WATCHDOG);
 	if (fatallen >= sizeof fatal)
 		fatallen = sizeof fatal - 1;
-	deadline = t0 + ms;
-	alarm((unsigned)((ms + 999) / 1000 + WATCHDOG));
-	oxi_tool_settaint(NULL);
-	r = oxi_tool_dispatch(ctx, name, args, out, taint);
+	c.deadline = t0 + c.limit;
+	alarm((unsigned)((c.limit + 999) / 1000 + WATCHDOG));
+	r = oxi_tool_dispatch(t, src, &c);
 	alarm(0);
-	deadline = 0;
 	capout(out, ctx->maxout);
 	if (k && r == 0)
-		store(k, keylen, out, *taint, ttl, max);
+		store(k, keylen, out, c.taint[0] ? c.taint : NULL, ttl, max);
+	snprintf(taint, len, "%s", c.taint);
 log:
 	oxi_info("call '%s' %s %s %lld ms %zu bytes%s", cid, cname,
 	    r < 0 ? "error" : "ok", oxi_clock_ms() - t0, out->len,
 	    cached ? " cached" : "");
+	jv_free(args);
 	jv_free(key);
 	return r;
 }

@@ -24,12 +24,12 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 
 #define TIMEOUT_DEFAULT	30
 #define TIMEOUT_MAX	600
 
-static int shell(const struct oxi_tool_ctx *, jv, struct oxi_buf *);
+static int shell(struct oxi_tool_call *);
 
 const struct oxi_tool oxi_tools_shell[] = {
 	{ "shell",
@@ -55,8 +55,8 @@ const struct oxi_tool oxi_tools_shell[] = {
 	  "\"Directory to run in, relative to the workspace (default: the "
 	  "workspace)\"}},"
 	  "\"required\":[\"command\"],\"additionalProperties\":false}",
-	  "command timeout cwd", "shell", shell, 0 },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+	  "command timeout cwd", "shell", 0, 0, NULL, shell },
+	{ NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
 };
 
 /* the path of an open descriptor: 0 or -1 */
@@ -105,14 +105,13 @@ limits(struct oxi_sbx *s)
 }
 
 static int
-held(struct oxi_buf *out, const struct oxi_sh *sh, const char *line,
+held(struct oxi_tool_call *c, const struct oxi_sh *sh, const char *line,
     const char *cwd)
 {
 	const char *store = oxi_sh_store();
 
-	oxi_tool_fail(out, "shell", "needs approval: %s. Nothing was run.",
-	    sh->why);
-	oxi_buf_printf(out, " The owner can allow exactly this command "
+	oxi_tool_fail(c, "needs approval: %s. Nothing was run.", sh->why);
+	oxi_buf_printf(c->out, " The owner can allow exactly this command "
 	    "(binary %s, in '%s') by adding this line to %s (always) or to "
 	    "%s-once (once):\n%s", sh->real, cwd, store ? store :
 	    "shell-approved", store ? store : "shell-approved", line);
@@ -120,9 +119,10 @@ held(struct oxi_buf *out, const struct oxi_sh *sh, const char *line,
 }
 
 static int
-shell(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
+shell(struct oxi_tool_call *c)
 {
-	static const char T[] = "shell";
+	const struct oxi_tool_ctx *ctx = c->ctx;
+	struct oxi_buf *out = c->out;
 	struct oxi_sh sh = OXI_SH_INIT;
 	struct oxi_sbx sbx = OXI_SBX_INIT;
 	struct oxi_sbx_res res;
@@ -133,43 +133,42 @@ shell(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	size_t len, n, cap;
 	int r, fd, ret = -1;
 
-	if ((r = oxi_tool_argstr(args, "command", &cmd, &len, out, T)) <= 0)
-		return r < 0 ? -1 : oxi_tool_fail(out, T,
-		    "missing argument 'command'");
-	if (oxi_tool_argint(args, "timeout", 1, &timeout, out, T) < 0)
+	if (oxi_tool_needstr(c, "command", &cmd, &len) < 0)
+		return -1;
+	if (oxi_tool_argint(c, "timeout", 1, &timeout) < 0)
 		return -1;
 	if (timeout > TIMEOUT_MAX)
-		return oxi_tool_fail(out, T, "argument 'timeout' must be at "
+		return oxi_tool_fail(c, "argument 'timeout' must be at "
 		    "most %d seconds", TIMEOUT_MAX);
-	if (oxi_tool_argpath(args, "cwd", &dir, out, T) < 0)
+	if (oxi_tool_argpath(c, "cwd", &dir) < 0)
 		return -1;
 	if (fdpath(ctx->ws, ws, sizeof ws) < 0)
-		return oxi_tool_fail(out, T, "cannot tell where the workspace "
+		return oxi_tool_fail(c, "cannot tell where the workspace "
 		    "is");
 	snprintf(cwd, sizeof cwd, "%s", ws);
 	if (dir) {
 		if ((fd = oxi_ws_opendir(ctx->ws, dir, 0)) < 0)
-			return oxi_tool_failpath(out, T, dir, errno);
+			return oxi_tool_failpath(c, dir, errno);
 		r = fdpath(fd, cwd, sizeof cwd);
 		close(fd);
 		n = strlen(ws);
 		if (r < 0 || strncmp(cwd, ws, n) != 0 || (cwd[n] != '/' &&
 		    cwd[n] != '\0'))
-			return oxi_tool_failpath(out, T, dir, EXDEV);
+			return oxi_tool_failpath(c, dir, EXDEV);
 		rel = cwd[n] ? cwd + n + 1 : ".";
 	}
 	if (oxi_sh_parse(&sh, cmd, len) < 0) {
-		oxi_tool_fail(out, T, "refused: %s. Nothing was run.", sh.why);
+		oxi_tool_fail(c, "refused: %s. Nothing was run.", sh.why);
 		goto done;
 	}
 	switch (oxi_sh_check(&sh)) {
 	case OXI_SH_DENY:
-		oxi_tool_fail(out, T, "refused: %s. Nothing was run.", sh.why);
+		oxi_tool_fail(c, "refused: %s. Nothing was run.", sh.why);
 		goto done;
 	case OXI_SH_ASK:
 		line = oxi_sh_approval(&sh, rel);
 		if (!oxi_sh_approved(line, ws)) {
-			held(out, &sh, line, rel);
+			held(c, &sh, line, rel);
 			goto done;
 		}
 		oxi_debug("shell: approved: %s", line);
@@ -179,7 +178,7 @@ shell(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	sbx.workspace = ws;
 	sbx.cwd = cwd;
 	/* the middleware's deadline is the last word */
-	sbx.timeout_ms = oxi_tool_left(timeout * 1000);
+	sbx.timeout_ms = oxi_tool_left(c, timeout * 1000);
 	if (sbx.timeout_ms > timeout * 1000)
 		sbx.timeout_ms = timeout * 1000;
 	limits(&sbx);
@@ -192,7 +191,7 @@ shell(const struct oxi_tool_ctx *ctx, jv args, struct oxi_buf *out)
 	    sizeof why);
 	sh.argv[0] = exe0;
 	if (r < 0) {
-		oxi_tool_fail(out, T, "%s", why);
+		oxi_tool_fail(c, "%s", why);
 		goto done;
 	}
 	oxi_tool_cap(out, cap, res.total);

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 
 #define MAXWORDS	1024
 #define MAXLINE		65536

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 
 /* from <linux/openat2.h>, spelled out for older headers */
 struct ws_open_how {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 #include "tap.h"
 
 /* rejected (DENY) or held (ASK): never run as they are */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "tool/tool.h"
+#include "tool/tooldef.h"
 #include "tap.h"
 
 static char top[256], wsdir[300], outside[300];
@@ -178,25 +178,26 @@ main(void)
 	/* a tool through the walk: a symlink is refused, not followed */
 	{
 		struct oxi_tool_ctx ctx = { ws, 1024 };
-		const char *taint;
+		char taint[OXI_TOOL_TAINT];
 		int r;
 
-		r = oxi_tool_run(&ctx, "read_file", jv_parse(
-		    "{\"path\":\"out\"}"), &b, &taint);
-		ok(r < 0 && strstr(b.s, "symbolic link") && !taint,
+		r = oxi_tool_call(&ctx, NULL, "read_file", jv_parse(
+		    "{\"path\":\"out\"}"), &b, taint, sizeof taint);
+		ok(r < 0 && strstr(b.s, "symbolic link") && !taint[0],
 		    "read_file refuses a symlink in the walk: %s", b.s);
-		r = oxi_tool_run(&ctx, "read_file", jv_parse(
-		    "{\"path\":\"sub/b.txt\"}"), &b, &taint);
-		ok(r == 0 && strcmp(b.s, "b\n") == 0 && taint &&
+		r = oxi_tool_call(&ctx, NULL, "read_file", jv_parse(
+		    "{\"path\":\"sub/b.txt\"}"), &b, taint, sizeof taint);
+		ok(r == 0 && strcmp(b.s, "b\n") == 0 &&
 		    strcmp(taint, "workspace") == 0,
 		    "read_file reads through the walk");
-		r = oxi_tool_run(&ctx, "write_file", jv_parse(
-		    "{\"path\":\"x/y/z.txt\",\"content\":\"z\"}"), &b, &taint);
+		r = oxi_tool_call(&ctx, NULL, "write_file", jv_parse(
+		    "{\"path\":\"x/y/z.txt\",\"content\":\"z\"}"), &b, taint,
+		    sizeof taint);
 		snprintf(p, sizeof p, "%s/x/y/z.txt", wsdir);
 		ok(r == 0 && exists(p), "write_file makes parents: %s", b.s);
-		r = oxi_tool_run(&ctx, "write_file", jv_parse(
+		r = oxi_tool_call(&ctx, NULL, "write_file", jv_parse(
 		    "{\"path\":\"outdir/z.txt\",\"content\":\"z\"}"), &b,
-		    &taint);
+		    taint, sizeof taint);
 		snprintf(p, sizeof p, "%s/z.txt", outside);
 		ok(r < 0 && !exists(p), "write_file through a symlinked "
 		    "directory refused: %s", b.s);
