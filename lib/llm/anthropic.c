@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 #define MAX_TOKENS	4096	/* Anthropic requires max_tokens */
 

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/job.h"
 
 struct brk {
 	char *prov;			/* provider name */

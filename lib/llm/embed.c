@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/job.h"
 
 #define EMBED_MAXIN	2048		/* texts in one request */
 #define EMBED_MAXHDRS	48

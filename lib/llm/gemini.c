@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 #define RAWMAX	(64 * 1024)	/* bytes of non-event lines kept */
 

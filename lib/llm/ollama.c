@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 #define LINEMAX	(16 * 1024 * 1024)	/* one line of the reply, at most */
 

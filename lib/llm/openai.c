@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 struct call {
 	int index;		/* "index" of its fragments */

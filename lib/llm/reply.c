@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 void
 oxi_llm_reply_init(struct oxi_llm_reply *r, oxi_llm_text_fn text, void *arg)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/job.h"
 
 #define SCRUB_MAX	300
 #define MAXHDRS		32	/* extra header lines per provider */

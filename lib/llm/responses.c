@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 struct resp {
 	struct oxi_llm_wire w;	/* JSON or event stream */

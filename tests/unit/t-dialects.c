@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 #include "tap.h"
 
 #define U(i, o, r, w, t) "\"usage\":{\"input\":" #i ",\"output\":" #o \

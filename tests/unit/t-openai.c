@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
+#include "llm/job.h"
 #include "tap.h"
 
 /* expected results, from reading the recorded files */
