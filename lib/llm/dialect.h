@@ -55,6 +55,7 @@ struct oxi_llm_dialect {
 extern const struct oxi_llm_dialect oxi_dialect_openai, oxi_dialect_anthropic,
     oxi_dialect_gemini, oxi_dialect_ollama, oxi_dialect_responses;
 
+#define OXI_LLM_MAXHDRS	32	/* extra header lines of a target, at most */
 /* a provider and model resolved from "provider/model" and the environment */
 struct oxi_llm_target {
 	const struct oxi_llm_provider *p;	/* the provider */
