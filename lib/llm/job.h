@@ -81,4 +81,26 @@ int oxi_embed_check(jv rec, const char **why);
 int oxi_embed_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
     jv rec, jv *err);
 
+/* account.c: usage and cost of answers, the spend ledger, budgets */
+struct oxi_llm_acct {
+	struct oxi_prices *prices;	/* the price table */
+	const char *path;		/* ledger file; NULL: $OXI_HOME/llm.db */
+	double budget[3];		/* as in struct oxi_llmctl_cfg */
+	struct oxi_ledger *ledger;	/* opened on first use */
+	int noledger;			/* it could not be opened */
+	char ledgerr[200];		/* why */
+};
+/*
+ * Answer rec (consumed) with its "usage" normalised (an embedding's:
+ * input only, null when unknown) and its "cost_usd", the cost booked in
+ * the ledger under session (or NULL) and request id.
+ */
+jv oxi_llm_account(struct oxi_llm_acct *, jv rec, int embed,
+    const char *session, const char *id);
+/* the "budget" error for request id, or an invalid jv within the caps */
+jv oxi_llm_overbudget(struct oxi_llm_acct *, const char *id,
+    const char *session);
+/* frees the prices and closes the ledger */
+void oxi_llm_acct_free(struct oxi_llm_acct *);
+
 #endif
