@@ -349,14 +349,6 @@ fail:
 	return o;
 }
 
-static void
-url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
-{
-	(void)t;
-	(void)stream;
-	oxi_buf_cats(u, "/messages");
-}
-
 /* usage (borrowed): the counts it holds replace ours; input counts the
  * cached tokens too */
 static void
@@ -708,6 +700,12 @@ rfree(void *rd)
 static const char *const hdrs[] = { "anthropic-version: 2023-06-01", NULL };
 
 const struct oxi_llm_dialect oxi_dialect_anthropic = {
-	"anthropic", "x-api-key: %s", hdrs, "Accept: text/event-stream",
-	body, url, reader, feed, result, complete, rfree
+	.name = "anthropic",
+	.auth = "x-api-key: %s",
+	.hdrs = hdrs,
+	.accept = "Accept: text/event-stream",
+	.path = "/messages",
+	.body = body,
+	.reader = reader, .feed = feed, .result = result,
+	.complete = complete, .free = rfree,
 };

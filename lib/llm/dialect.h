@@ -29,17 +29,31 @@
 struct oxi_llm_target;
 /* a text fragment of the answer as it arrives */
 typedef void (*oxi_llm_text_fn)(void *arg, const char *text, size_t len);
+/* embeddings, where a dialect offers them */
+struct oxi_llm_embed {
+	/* appends the endpoint to url (holding the base URL) */
+	void (*url)(struct oxi_buf *url, const struct oxi_llm_target *);
+	/* the request body for texts, an array of strings, and dims, the
+	 * "dimensions" asked (a number, or anything else for none);
+	 * consumes both */
+	jv (*body)(const struct oxi_llm_target *, jv texts, jv dims);
+	/* the n vectors of a reply object (borrowed), in order, or an
+	 * invalid jv with a message; *tokens (null on entry) becomes the
+	 * input token count when the reply gives it */
+	jv (*vectors)(jv reply, int n, jv *tokens);
+};
 struct oxi_llm_dialect {
-	const char *name;	/* "openai", "anthropic", ... */
-	const char *auth;	/* key header, "Authorization: Bearer %s" */
+	const char *name;	/* "anthropic": thinking blocks are tagged */
+	const char *auth;	/* key header, "x-api-key: %s" */
 	const char *const *hdrs;	/* fixed header lines, or NULL */
 	const char *accept;	/* Accept header line of a streamed reply */
-	/* the request body for an llm.request (borrowed); an invalid jv
-	 * with a message if the request cannot be expressed */
-	jv (*body)(jv req, const struct oxi_llm_target *);
+	const char *path;	/* "/messages"; NULL: url() builds the path */
 	/* appends the endpoint to url (holding the base URL) */
 	void (*url)(struct oxi_buf *url, const struct oxi_llm_target *,
 	    int stream);
+	/* the request body for an llm.request (borrowed); an invalid jv
+	 * with a message if the request cannot be expressed */
+	jv (*body)(jv req, const struct oxi_llm_target *);
 	/* a reply reader; text (may be NULL) gets the answer's text */
 	void *(*reader)(oxi_llm_text_fn text, void *arg);
 	/* reply bytes split anywhere: 0, or -1 once the reply failed */
@@ -49,13 +63,17 @@ struct oxi_llm_dialect {
 	/* 1 once the terminal event came and nothing failed before it */
 	int (*complete)(const void *rd);
 	void (*free)(void *rd);
+	/* the message of an error body, or an invalid jv; NULL:
+	 * oxi_llm_errmsg */
+	jv (*errmsg)(const char *body, size_t len);
+	const struct oxi_llm_embed *embed;	/* NULL: no embeddings */
 };
 /* the dialects: openai.c (Chat Completions), anthropic.c, gemini.c,
  * ollama.c, responses.c */
 extern const struct oxi_llm_dialect oxi_dialect_openai, oxi_dialect_anthropic,
     oxi_dialect_gemini, oxi_dialect_ollama, oxi_dialect_responses;
 
-#define OXI_LLM_MAXHDRS	32	/* extra header lines of a target, at most */
+#define OXI_LLM_MAXHDRS	32	/* a target's extra header lines, at most */
 /* a provider and model resolved from "provider/model" and the environment */
 struct oxi_llm_target {
 	const struct oxi_llm_provider *p;	/* the provider */
@@ -198,6 +216,20 @@ int oxi_llm_stream(jv req);
  */
 jv oxi_llm_push(jv msgs, const char *role, const char *key, jv items);
 
+/* the message in an error body ({"error":{"message":…}} and kin), or
+ * an invalid jv */
+jv oxi_llm_errmsg(const char *body, size_t len);
+/*
+ * The n vectors of a reply's list (consumed), an array of entries: an
+ * entry's key (or, key NULL, the entry itself) is its vector, and its
+ * idx (if idx is not NULL and it is a number) its place, else its
+ * position.  An invalid jv with a message unless list holds n arrays of
+ * numbers, one for each place.
+ */
+jv oxi_llm_vectors(jv list, int n, const char *key, const char *idx);
+/* OpenAI's /embeddings, spoken by openai.c and responses.c */
+extern const struct oxi_llm_embed oxi_llm_embed_openai;
+
 /*
  * ptools.c: prompt-guided tools, for models without native tool
  * calling.  The request is rewritten: the tools are described in the
@@ -217,34 +249,5 @@ int oxi_ptools_feed(struct oxi_ptools *, const char *, size_t);
 jv oxi_ptools_result(struct oxi_ptools *, const char **code, int *retry);
 int oxi_ptools_complete(const struct oxi_ptools *);
 void oxi_ptools_free(struct oxi_ptools *);
-
-/* openai.c: the OpenAI Chat Completions dialect */
-struct oxi_openai;		/* a reply being read */
-/*
- * The Chat Completions request body for an llm.request (borrowed) and
- * a model name without its provider prefix; an invalid jv with a message
- * if the request is malformed.
- */
-jv oxi_openai_body(jv req, const char *model);
-/* a reply reader; delta (may be NULL) gets each text fragment */
-struct oxi_openai *oxi_openai_new(void (*delta)(void *, const char *,
-    size_t), void *arg);
-/*
- * Feeds reply bytes, split anywhere: an event stream or one JSON
- * completion.  0, or -1 once the reply is known to have failed.
- */
-int oxi_openai_feed(struct oxi_openai *, const char *, size_t);
-/*
- * At the end of the reply: {"message","stop","usage"} as in llm.response,
- * or an invalid jv with a message, with *code and *retry set for the
- * error record ("truncated", "provider", "bad_tool_args", ...).
- */
-jv oxi_openai_result(struct oxi_openai *, const char **code, int *retry);
-/* 1 once "data: [DONE]" came and nothing failed before it */
-int oxi_openai_done(const struct oxi_openai *);
-void oxi_openai_free(struct oxi_openai *);
-/* the message in an error body ({"error":{"message":…}} and kin), or
- * an invalid jv */
-jv oxi_openai_errmsg(const char *body, size_t len);
 
 #endif

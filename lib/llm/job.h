@@ -43,6 +43,7 @@ struct oxi_llm_job {
 	char *model;			/* "provider/model" as requested */
 	char *key;			/* API key, to mask, or NULL */
 	const char *prov;		/* provider name, for messages */
+	const struct oxi_llm_dialect *d;	/* its dialect */
 	const struct oxi_llm_cfg *cfg;	/* callbacks */
 };
 /*
@@ -52,7 +53,8 @@ struct oxi_llm_job {
  */
 int oxi_llm_job_target(jv rec, const struct oxi_llm_cfg *,
     struct oxi_llm_target *t, const char **model, jv *err);
-/* copies id, model, and t's key and provider name; keeps cfg */
+/* copies id, model, and t's key; keeps its provider name, its dialect
+ * and cfg */
 void oxi_llm_job_init(struct oxi_llm_job *, const char *id,
     const char *model, const struct oxi_llm_target *t,
     const struct oxi_llm_cfg *);
@@ -75,6 +77,15 @@ jv oxi_llm_job_httperr(const struct oxi_llm_job *,
 int oxi_llm_job_post(const struct oxi_llm_job *, struct oxi_http_loop *,
     struct oxi_http_req *req, jv s, jv *err);
 
+/*
+ * The header lines of a request to t's provider, NULL-ended in h[max]:
+ * Content-Type, accept, the dialect's fixed lines and auth (if not NULL),
+ * each unless an OXI_<PROVIDER>_HEADERS line has its name, then those
+ * lines.  Returns their count.
+ */
+int oxi_llm_headers(const char **h, size_t max,
+    const struct oxi_llm_target *t, const char *auth, const char *accept);
+
 /* embed.c: embed.request records, as oxi_llm_start does llm.request */
 /* 0, or -1 with a static reason */
 int oxi_embed_check(jv rec, const char **why);
@@ -84,7 +95,7 @@ int oxi_embed_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
 /* account.c: usage and cost of answers, the spend ledger, budgets */
 struct oxi_llm_acct {
 	struct oxi_prices *prices;	/* the price table */
-	const char *path;		/* ledger file; NULL: $OXI_HOME/llm.db */
+	const char *path;		/* ledger; NULL: $OXI_HOME/llm.db */
 	double budget[3];		/* as in struct oxi_llmctl_cfg */
 	struct oxi_ledger *ledger;	/* opened on first use */
 	int noledger;			/* it could not be opened */

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "oxi.h"
 #include "llm/job.h"
@@ -78,6 +79,7 @@ oxi_llm_job_init(struct oxi_llm_job *q, const char *id, const char *model,
 	q->model = xstrdup(model);
 	q->key = t->key ? xstrdup(t->key) : NULL;
 	q->prov = t->p->name;
+	q->d = t->p->dialect;
 	q->cfg = cfg;
 }
 
@@ -158,7 +160,8 @@ oxi_llm_job_httperr(const struct oxi_llm_job *q,
 	switch (res->kind) {
 	case OXI_HTTP_STATUS:
 		code = statuscode(res->status);
-		m = oxi_openai_errmsg(res->body.s, res->body.len);
+		m = (q->d->errmsg ? q->d->errmsg : oxi_llm_errmsg)(res->body.s,
+		    res->body.len);
 		if (jv_is_valid(m))
 			oxi_buf_printf(&b, "HTTP %ld: %s", res->status,
 			    jv_string_value(m));
@@ -317,20 +320,19 @@ ptools(jv rec, int dflt)
 	return any;
 }
 
-/* the header lines: ours, unless an extra one has the same name */
-static void
-headers(const char **h, size_t max, const struct oxi_llm_target *t,
-    const char *auth, int stream)
+int
+oxi_llm_headers(const char **h, size_t max, const struct oxi_llm_target *t,
+    const char *auth, const char *accept)
 {
+	const struct oxi_llm_dialect *d = t->p->dialect;
 	const char *ours[8];
 	size_t n = 0, k = 0, i, e, len;
 	const char *c;
 
 	ours[k++] = "Content-Type: application/json";
-	ours[k++] = stream ? t->p->dialect->accept : "Accept: application/json";
-	for (i = 0; t->p->dialect->hdrs && t->p->dialect->hdrs[i] && k < 6;
-	    i++)
-		ours[k++] = t->p->dialect->hdrs[i];
+	ours[k++] = accept;
+	for (i = 0; d->hdrs && d->hdrs[i] && k < 6; i++)
+		ours[k++] = d->hdrs[i];
 	if (auth)
 		ours[k++] = auth;
 	for (i = 0; i < k; i++) {
@@ -347,6 +349,7 @@ headers(const char **h, size_t max, const struct oxi_llm_target *t,
 	for (e = 0; t->hdrs[e] && n < max - 1; e++)
 		h[n++] = t->hdrs[e];
 	h[n] = NULL;
+	return (int)n;
 }
 
 int
@@ -388,7 +391,10 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	}
 	s = jv_dump_string(body, 0);
 	oxi_buf_cat(&url, t.base.s, t.base.len);
-	d->url(&url, &t, stream);
+	if (d->path)
+		oxi_buf_cats(&url, d->path);
+	else
+		d->url(&url, &t, stream);
 
 	j = xcalloc(1, sizeof *j);
 	oxi_llm_job_init(&j->q, id, model, &t, cfg);
@@ -399,7 +405,8 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		j->rd = d->reader(stream ? ondelta : NULL, j);
 	if (t.key)
 		oxi_buf_printf(&auth, d->auth, t.key);
-	headers(hdrs, sizeof hdrs / sizeof hdrs[0], &t, auth.s, stream);
+	oxi_llm_headers(hdrs, sizeof hdrs / sizeof hdrs[0], &t, auth.s,
+	    stream ? d->accept : "Accept: application/json");
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
 	req.headers = hdrs;

@@ -316,14 +316,6 @@ fail:
 }
 
 static void
-url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
-{
-	(void)t;
-	(void)stream;
-	oxi_buf_cats(u, "/responses");
-}
-
-static void
 usage(struct resp *s, jv u)
 {
 	jv d;
@@ -612,7 +604,12 @@ rfree(void *rd)
 }
 
 const struct oxi_llm_dialect oxi_dialect_responses = {
-	"responses", "Authorization: Bearer %s", NULL,
-	"Accept: text/event-stream",
-	body, url, reader, feed, result, complete, rfree
+	.name = "responses",
+	.auth = "Authorization: Bearer %s",
+	.accept = "Accept: text/event-stream",
+	.path = "/responses",
+	.body = body,
+	.reader = reader, .feed = feed, .result = result,
+	.complete = complete, .free = rfree,
+	.embed = &oxi_llm_embed_openai,	/* the same /embeddings */
 };

@@ -431,7 +431,7 @@ conformance(const char *dir)
 	    "swiftagent_missingAPIKey_401_body.json", dir);
 	oxi_buf_reset(&f);
 	v = oxi_readfile(path.s, &f, 1 << 20) == 0 ?
-	    oxi_openai_errmsg(f.s, f.len) : jv_invalid();
+	    oxi_llm_errmsg(f.s, f.len) : jv_invalid();
 	is_str(jv_is_valid(v) ? jv_string_value(v) : "(none)",
 	    "Incorrect API key provided: ''. You can find your API key at"
 	    " https://platform.openai.com/account/api-keys.",
@@ -892,8 +892,9 @@ pt_free(void *rd)
 }
 
 static const struct oxi_llm_dialect pt = {
-	"ptools", NULL, NULL, NULL, NULL, NULL, pt_reader, pt_feed, pt_result,
-	pt_complete, pt_free
+	.name = "ptools",
+	.reader = pt_reader, .feed = pt_feed, .result = pt_result,
+	.complete = pt_complete, .free = pt_free,
 };
 
 #define C(text) "data: {\"choices\":[{\"index\":0,\"delta\":" \
@@ -985,7 +986,10 @@ urlis(const struct oxi_llm_dialect *d, const char *model, int stream,
 	memset(&t, 0, sizeof t);
 	t.model = model;
 	oxi_buf_cats(&u, "B");
-	d->url(&u, &t, stream);
+	if (d->path)
+		oxi_buf_cats(&u, d->path);
+	else
+		d->url(&u, &t, stream);
 	is_str(u.s, want, "%s url: %s%s", d->name, model,
 	    stream ? "" : ", not streamed");
 	oxi_buf_free(&u);
