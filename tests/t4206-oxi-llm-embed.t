@@ -1,15 +1,15 @@
 #!/bin/sh
 # oxi-llm embed.request: vectors from OpenAI-compatible /embeddings,
 # Gemini batchEmbedContents and Ollama /api/embed, with usage, cost,
-# retries and recording like llm.request
+# retries and recording like llm.request; none from Anthropic
 cd "${0%/*}" && . ./lib.sh
-plan 22
+plan 24
 
 export OXI_DEADLETTER="$TMP/dead.ndjson" OXI_LLM_BACKOFF=0.01
 fake_server embed.py --log "$TMP/log"
 base="http://127.0.0.1:$PORT"
 export OXI_OPENAI_BASE_URL="$base/v1" OXI_GEMINI_BASE_URL="$base/v1beta"
-export OXI_OLLAMA_BASE_URL="$base"
+export OXI_OLLAMA_BASE_URL="$base" OXI_ANTHROPIC_BASE_URL="$base/v1"
 
 ereq() {	# ereq ID MODEL INPUT-JSON [EXTRA]
 	printf '{"v":1,"type":"embed.request","id":"%s","model":"%s",%s"input":%s}\n' \
@@ -60,6 +60,16 @@ check 'Ollama: the vectors from /api/embed' \
 	 last | grep -q "^/api/embed none {\"model\":\"nomic-embed-text\",\"input\":\[\"a\",\"bb\"\]}"'
 check 'with prompt_eval_count as usage, at no cost' \
 	'[ "$(field "[\"usage\"][\"input\"]") $(field "[\"cost_usd\"]")" = "2 0" ]'
+
+n=$(posts)
+check 'Anthropic offers no embeddings: a config error saying so, nothing sent' \
+	'ereq a1 anthropic/claude-x "[\"a\"]" | run &&
+	 grep -q "\"ref\":\"a1\",\"code\":\"config\",\"message\":\"anthropic: no embeddings: [^\"]*\",\"retryable\":false" "$TMP/out" &&
+	 [ "$(field "[\"model\"]")" = anthropic/claude-x ] && [ "$(posts)" = $n ]'
+check 'in a chain, the next model takes it' \
+	'ereq a2 "anthropic/claude-x,openai/text-embedding-3-small" "[\"a\"]" | run &&
+	 [ "$(field "[\"model\"]") $(field "[\"vectors\"]")" = "openai/text-embedding-3-small [[1, 0.097, 0.5]]" ] &&
+	 [ "$(posts)" = $((n + 1)) ]'
 
 # failures
 {

@@ -158,6 +158,7 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	const char *id, *model, *why, *hdrs[EMBED_MAXHDRS];
 	struct ejob *j;
 	const struct oxi_llm_embed *e;
+	char msg[200];
 	int n, i;
 	jv in, s;
 
@@ -169,8 +170,14 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	if (oxi_llm_job_target(rec, cfg, &t, &model, err) < 0)
 		return OXI_LLM_FAIL;
 	d = t.p->dialect;
-	/* a dialect without embeddings is asked at /embeddings */
-	e = d->embed ? d->embed : &oxi_llm_embed_openai;
+	if (!(e = d->embed)) {		/* not a guess at an endpoint */
+		snprintf(msg, sizeof msg, "%s: no embeddings: the provider's"
+		    " API offers none", t.p->name);
+		*err = jv_object_set(oxi_msg_error(id, "config", msg, 0),
+		    jv_string("model"), jv_string(model));
+		oxi_llm_target_free(&t);
+		return OXI_LLM_FAIL;
+	}
 	in = texts(rec, &why);
 	j = xcalloc(1, sizeof *j);
 	j->n = jv_array_length(jv_copy(in));
