@@ -64,7 +64,7 @@ static void
 ondone(void *arg, struct oxi_http_res *res)
 {
 	struct ejob *j = arg;
-	jv rec, vecs, tokens, m;
+	jv rec, vecs, tokens;
 
 	if (res->kind == OXI_HTTP_OK) {
 		vecs = parse(j, &tokens);
@@ -81,11 +81,7 @@ ondone(void *arg, struct oxi_http_res *res)
 			rec = jv_object_set(rec, jv_string("cost_usd"),
 			    jv_null());
 		} else {
-			m = jv_invalid_get_msg(vecs);
-			rec = oxi_llm_job_error(&j->q, "bad_reply",
-			    jv_string_value(m),
-			    jv_string_length_bytes(jv_copy(m)), 0, -1);
-			jv_free(m);
+			rec = oxi_llm_job_fail(&j->q, "bad_reply", vecs, 0);
 			jv_free(tokens);
 		}
 	} else

@@ -66,6 +66,9 @@ void oxi_llm_job_free(struct oxi_llm_job *);
  */
 jv oxi_llm_job_error(const struct oxi_llm_job *, const char *code,
     const char *msg, size_t len, int retry, long retry_after);
+/* the error record of failure r, an invalid jv with a message (consumed) */
+jv oxi_llm_job_fail(const struct oxi_llm_job *, const char *code, jv r,
+    int retry);
 /* the error record of a transfer that ended without a 2xx reply */
 jv oxi_llm_job_httperr(const struct oxi_llm_job *,
     const struct oxi_http_res *);

@@ -135,6 +135,18 @@ oxi_llm_job_error(const struct oxi_llm_job *q, const char *code,
 	return r;
 }
 
+jv
+oxi_llm_job_fail(const struct oxi_llm_job *q, const char *code, jv r,
+    int retry)
+{
+	jv m = jv_invalid_get_msg(r), e;
+
+	e = oxi_llm_job_error(q, code, jv_string_value(m),
+	    jv_string_length_bytes(jv_copy(m)), retry, -1);
+	jv_free(m);
+	return e;
+}
+
 static const char *
 statuscode(long status)
 {
@@ -249,7 +261,7 @@ ondone(void *arg, struct oxi_http_res *res)
 	struct job *j = arg;
 	const char *code;
 	int retry;
-	jv r, rec, m;
+	jv r, rec;
 
 	/* trouble after the terminal event (a server that keeps the
 	 * stream open, a reset) does not undo a complete reply */
@@ -273,11 +285,8 @@ ondone(void *arg, struct oxi_http_res *res)
 			rec = jv_object_set(rec, jv_string("model"),
 			    jv_string(j->q.model));
 		} else {
-			m = jv_invalid_get_msg(r);
-			rec = oxi_llm_job_error(&j->q, code ? code : "provider",
-			    jv_string_value(m),
-			    jv_string_length_bytes(jv_copy(m)), retry, -1);
-			jv_free(m);
+			rec = oxi_llm_job_fail(&j->q, code ? code :
+			    "provider", r, retry);
 		}
 	} else
 		rec = oxi_llm_job_httperr(&j->q, res);
