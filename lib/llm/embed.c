@@ -16,7 +16,6 @@
 #include "llm/job.h"
 
 #define EMBED_MAXIN	2048		/* texts in one request */
-#define EMBED_MAXHDRS	48
 
 struct ejob {
 	struct oxi_llm_job q;		/* id, model, key, callbacks */
@@ -149,14 +148,14 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 {
 	struct oxi_http_req req;
 	struct oxi_llm_target t;
-	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
+	struct oxi_buf url = OXI_BUF_INIT;
 	const struct oxi_llm_dialect *d;
-	const char *id, *model, *why, *hdrs[EMBED_MAXHDRS];
+	const char *id, *model, *why;
 	struct ejob *j;
 	const struct oxi_llm_embed *e;
 	char msg[200];
-	int n, i;
-	jv in, s;
+	int n;
+	jv in;
 
 	id = oxi_msg_peek(rec, "id");
 	if (oxi_embed_check(rec, &why) < 0) {
@@ -177,38 +176,21 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	in = texts(rec, &why);
 	j = xcalloc(1, sizeof *j);
 	j->n = jv_array_length(jv_copy(in));
-	s = jv_dump_string(e->body(&t, in, oxi_jget(rec, "dimensions")), 0);
 	oxi_buf_cat(&url, t.base.s, t.base.len);
 	e->url(&url, &t);
 
 	oxi_llm_job_init(&j->q, id, model, &t, cfg);
 	j->e = e;
-	n = 0;
-	hdrs[n++] = "Content-Type: application/json";
-	hdrs[n++] = "Accept: application/json";
-	for (i = 0; d->hdrs && d->hdrs[i] && n < 8; i++)
-		hdrs[n++] = d->hdrs[i];
-	if (t.key) {
-		oxi_buf_printf(&auth, d->auth, t.key);
-		hdrs[n++] = auth.s;
-	}
-	for (i = 0; t.hdrs && t.hdrs[i] && n < EMBED_MAXHDRS - 1; i++)
-		hdrs[n++] = t.hdrs[i];
-	hdrs[n] = NULL;
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
-	req.headers = hdrs;
 	req.data = ondata;
 	req.done = ondone;
 	req.arg = j;
-	if ((n = oxi_llm_job_post(&j->q, loop, &req, s, err)) !=
+	if ((n = oxi_llm_job_post(&j->q, loop, &t, "Accept: application/json",
+	    &req, e->body(&t, in, oxi_jget(rec, "dimensions")), err)) !=
 	    OXI_LLM_STARTED)
 		jfree(j);
-	if (auth.s)
-		oxi_wipe(auth.s, auth.cap);
-	oxi_buf_free(&auth);
 	oxi_buf_free(&url);
 	oxi_llm_target_free(&t);
-	jv_free(s);
 	return n;
 }

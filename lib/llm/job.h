@@ -73,12 +73,15 @@ jv oxi_llm_job_fail(const struct oxi_llm_job *, const char *code, jv r,
 jv oxi_llm_job_httperr(const struct oxi_llm_job *,
     const struct oxi_http_res *);
 /*
- * Starts req (url, headers, data, done and arg set by the caller) with
- * the JSON text s (borrowed) as its body and the job's timeouts.
- * OXI_LLM_STARTED, or OXI_LLM_FAIL with an error record in *err.
+ * Starts req (url, data, done and arg set by the caller) with body
+ * (consumed) as its JSON text, the header lines of t (oxi_llm_headers,
+ * with t's key in the dialect's auth line, and accept) and the job's
+ * timeouts.  OXI_LLM_STARTED, or OXI_LLM_FAIL with an error record in
+ * *err.
  */
 int oxi_llm_job_post(const struct oxi_llm_job *, struct oxi_http_loop *,
-    struct oxi_http_req *req, jv s, jv *err);
+    const struct oxi_llm_target *t, const char *accept,
+    struct oxi_http_req *req, jv body, jv *err);
 
 /*
  * The header lines of a request to t's provider, NULL-ended in h[max]:

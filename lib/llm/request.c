@@ -207,10 +207,20 @@ oxi_llm_job_httperr(const struct oxi_llm_job *q,
 
 int
 oxi_llm_job_post(const struct oxi_llm_job *q, struct oxi_http_loop *loop,
-    struct oxi_http_req *req, jv s, jv *err)
+    const struct oxi_llm_target *t, const char *accept,
+    struct oxi_http_req *req, jv body, jv *err)
 {
+	struct oxi_buf auth = OXI_BUF_INIT;
+	const char *hdrs[8 + OXI_LLM_MAXHDRS];
 	char msg[256];
+	int r = OXI_LLM_STARTED;
+	jv s = jv_dump_string(body, 0);
 
+	if (t->key)
+		oxi_buf_printf(&auth, q->d->auth, t->key);
+	oxi_llm_headers(hdrs, sizeof hdrs / sizeof hdrs[0], t, auth.s,
+	    accept);
+	req->headers = hdrs;
 	req->body = jv_string_value(s);
 	req->bodylen = jv_string_length_bytes(jv_copy(s));
 	req->connect_ms = q->cfg->connect_ms;
@@ -221,9 +231,14 @@ oxi_llm_job_post(const struct oxi_llm_job *q, struct oxi_http_loop *loop,
 	if (oxi_http_start(loop, req, msg, sizeof msg) < 0) {
 		*err = oxi_llm_job_error(q, "network", msg, strlen(msg), 1,
 		    -1);
-		return OXI_LLM_FAIL;
+		r = OXI_LLM_FAIL;
 	}
-	return OXI_LLM_STARTED;
+	req->headers = NULL;
+	if (auth.s)
+		oxi_wipe(auth.s, auth.cap);
+	oxi_buf_free(&auth);
+	jv_free(s);
+	return r;
 }
 
 static void
@@ -367,12 +382,12 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 {
 	struct oxi_http_req req;
 	struct oxi_llm_target t;
-	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
+	struct oxi_buf url = OXI_BUF_INIT;
 	const struct oxi_llm_dialect *d;
-	const char *id, *model, *why, *hdrs[8 + OXI_LLM_MAXHDRS];
+	const char *id, *model, *why;
 	struct job *j;
 	int stream, n, pt;
-	jv body, s, v;
+	jv body, v;
 
 	id = oxi_msg_peek(rec, "id");
 	if (oxi_msg_check(rec, &why) < 0 || !id) {
@@ -398,7 +413,6 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		oxi_llm_target_free(&t);
 		return OXI_LLM_BAD;
 	}
-	s = jv_dump_string(body, 0);
 	oxi_buf_cat(&url, t.base.s, t.base.len);
 	if (d->path)
 		oxi_buf_cats(&url, d->path);
@@ -412,24 +426,15 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		j->pt = oxi_ptools_new(d, stream ? ondelta : NULL, j);
 	else
 		j->rd = d->reader(stream ? ondelta : NULL, j);
-	if (t.key)
-		oxi_buf_printf(&auth, d->auth, t.key);
-	oxi_llm_headers(hdrs, sizeof hdrs / sizeof hdrs[0], &t, auth.s,
-	    stream ? d->accept : "Accept: application/json");
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
-	req.headers = hdrs;
 	req.data = ondata;
 	req.done = ondone;
 	req.arg = j;
-	if ((n = oxi_llm_job_post(&j->q, loop, &req, s, err)) !=
-	    OXI_LLM_STARTED)
+	if ((n = oxi_llm_job_post(&j->q, loop, &t, stream ? d->accept :
+	    "Accept: application/json", &req, body, err)) != OXI_LLM_STARTED)
 		jobfree(j);
-	if (auth.s)
-		oxi_wipe(auth.s, auth.cap);
-	oxi_buf_free(&auth);
 	oxi_buf_free(&url);
 	oxi_llm_target_free(&t);
-	jv_free(s);
 	return n;
 }
