@@ -551,14 +551,14 @@ event(struct anth *a, jv e)
 		jv_free(v);
 	} else if (oxi_jstr_is(type, "content_block_start")) {
 		v = oxi_jget(e, "content_block");
-		startblock(a, (long)oxi_jnum(e, "index", -1), v);
+		startblock(a, oxi_llm_index(e, "index", -1), v);
 		jv_free(v);
 	} else if (oxi_jstr_is(type, "content_block_delta")) {
 		v = oxi_jget(e, "delta");
-		deltablock(a, (long)oxi_jnum(e, "index", -1), v);
+		deltablock(a, oxi_llm_index(e, "index", -1), v);
 		jv_free(v);
 	} else if (oxi_jstr_is(type, "content_block_stop")) {
-		stopblock(a, (long)oxi_jnum(e, "index", -1));
+		stopblock(a, oxi_llm_index(e, "index", -1));
 	} else if (oxi_jstr_is(type, "message_delta")) {
 		v = oxi_jget(e, "delta");
 		d = oxi_jget(v, "stop_reason");

@@ -216,6 +216,12 @@ int oxi_llm_stream(jv req);
  */
 jv oxi_llm_push(jv msgs, const char *role, const char *key, jv items);
 
+/*
+ * The number at key of obj (borrowed) as an index or a count: dflt if it
+ * is absent or not a number, -1 if it is not an integer in [0, INT_MAX]
+ * (a provider's number is never converted out of range)
+ */
+int oxi_llm_index(jv obj, const char *key, int dflt);
 /* the message in an error body ({"error":{"message":…}} and kin), or
  * an invalid jv */
 jv oxi_llm_errmsg(const char *body, size_t len);

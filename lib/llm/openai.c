@@ -349,12 +349,10 @@ newcall(struct oxi_openai *o, int index)
 static void
 toolfrag(struct oxi_openai *o, jv tc, int pos)
 {
-	jv idx = oxi_jget(tc, "index"), id = oxi_jget(tc, "id");
-	jv fn = oxi_jget(tc, "function");
+	jv id = oxi_jget(tc, "id"), fn = oxi_jget(tc, "function");
 	jv name = oxi_jget(fn, "name"), args = oxi_jget(fn, "arguments");
 	struct call *c = NULL;
-	int index = oxi_jis(idx, JV_KIND_NUMBER) ?
-	    (int)jv_number_value(idx) : pos;
+	int index = oxi_llm_index(tc, "index", pos);
 	const char *ids = oxi_jis(id, JV_KIND_STRING) &&
 	    jv_string_length_bytes(jv_copy(id)) > 0 ?
 	    jv_string_value(id) : NULL;
@@ -381,7 +379,6 @@ toolfrag(struct oxi_openai *o, jv tc, int pos)
 		oxi_buf_cat(&c->args, jv_string_value(args),
 		    jv_string_length_bytes(jv_copy(args)));
 	}
-	jv_free(idx);
 	jv_free(id);
 	jv_free(fn);
 	jv_free(name);

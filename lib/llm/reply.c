@@ -15,6 +15,7 @@
  * OpenAI's /embeddings, which two dialects speak.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,25 @@ oxi_llm_reply_fail(struct oxi_llm_reply *r, const char *code, int retry,
 	oxi_buf_cats(&r->err, buf);
 }
 
+/* v (borrowed) as an int: an integral number in [0, INT_MAX], else -1 */
+static int
+intval(jv v)
+{
+	double d = jv_number_value(v);
+
+	return d >= 0 && d <= INT_MAX && d == (double)(int)d ? (int)d : -1;
+}
+
+int
+oxi_llm_index(jv obj, const char *key, int dflt)
+{
+	jv v = oxi_jget(obj, key);
+	int i = jv_get_kind(v) == JV_KIND_NUMBER ? intval(v) : dflt;
+
+	jv_free(v);
+	return i;
+}
+
 void
 oxi_llm_reply_perror(struct oxi_llm_reply *r, jv e)
 {
@@ -153,8 +173,7 @@ oxi_llm_reply_perror(struct oxi_llm_reply *r, jv e)
 		}
 	}
 	if (jv_get_kind(code) == JV_KIND_NUMBER && !retry &&
-	    (oxi_http_temp((long)jv_number_value(code)) ||
-	    jv_number_value(code) == 499)) {
+	    (oxi_http_temp(intval(code)) || intval(code) == 499)) {
 		c = jv_number_value(code) == 429 ? "rate_limit" : "server";
 		retry = 1;
 	}
@@ -596,7 +615,7 @@ isvec(jv v)
 jv
 oxi_llm_vectors(jv list, int n, const char *key, const char *idx)
 {
-	jv out = jv_array(), v, e, x;
+	jv out = jv_array(), v, e;
 	int i, k;
 
 	if (jv_get_kind(list) != JV_KIND_ARRAY ||
@@ -610,13 +629,7 @@ oxi_llm_vectors(jv list, int n, const char *key, const char *idx)
 		out = jv_array_append(out, jv_null());
 	for (i = 0; i < n; i++) {
 		e = jv_array_get(jv_copy(list), i);
-		k = i;
-		if (idx) {
-			x = oxi_jget(e, idx);
-			if (jv_get_kind(x) == JV_KIND_NUMBER)
-				k = (int)jv_number_value(x);
-			jv_free(x);
-		}
+		k = idx ? oxi_llm_index(e, idx, i) : i;
 		v = key ? oxi_jget(e, key) : jv_copy(e);
 		jv_free(e);
 		if (k < 0 || k >= n || !isvec(v)) {

@@ -439,11 +439,11 @@ end(struct resp *s, jv rs, const char *status)
 	s->r.ended = 1;
 }
 
-/* the "output_index" of event e, -1 if it is not a number */
+/* the "output_index" of event e, -1 if it is not an index */
 static long
 outindex(jv e)
 {
-	return (long)oxi_jnum(e, "output_index", -1);
+	return oxi_llm_index(e, "output_index", -1);
 }
 
 /* one event (consumed): 0, or -1 once failed */
