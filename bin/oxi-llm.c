@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "net/net.h"
 #include "llm/llm.h"
 
 #define USAGE "oxi-llm [-v] [-m model] [-s system] [-n | --no-stream]" \

@@ -1,15 +1,15 @@
 #!/bin/sh
 # oxi-llm embed.request: vectors from OpenAI-compatible /embeddings,
 # Gemini batchEmbedContents and Ollama /api/embed, with usage, cost,
-# retries and recording like llm.request
+# retries and recording like llm.request; none from Anthropic
 cd "${0%/*}" && . ./lib.sh
-plan 22
+plan 26
 
 export OXI_DEADLETTER="$TMP/dead.ndjson" OXI_LLM_BACKOFF=0.01
-fake_server embed.py --log "$TMP/log"
+fake_server embed.py --log "$TMP/log" --headers "$TMP/hdrs"
 base="http://127.0.0.1:$PORT"
 export OXI_OPENAI_BASE_URL="$base/v1" OXI_GEMINI_BASE_URL="$base/v1beta"
-export OXI_OLLAMA_BASE_URL="$base"
+export OXI_OLLAMA_BASE_URL="$base" OXI_ANTHROPIC_BASE_URL="$base/v1"
 
 ereq() {	# ereq ID MODEL INPUT-JSON [EXTRA]
 	printf '{"v":1,"type":"embed.request","id":"%s","model":"%s",%s"input":%s}\n' \
@@ -21,6 +21,9 @@ field() {	# field EXPR: of the one record out
 	jget "$1" "$TMP/out"
 }
 run() { oxi-llm -j "$@" >"$TMP/out" 2>"$TMP/err"; }
+hdr() {	# hdr NAME: its values in the last request
+	tail -n 1 "$TMP/hdrs" | jget "[\"$1\"]" /dev/stdin
+}
 
 ereq e1 openai/text-embedding-3-small '["a","bb"]' | run
 check 'OpenAI: one embed.response with a vector per input, in order' \
@@ -60,6 +63,27 @@ check 'Ollama: the vectors from /api/embed' \
 	 last | grep -q "^/api/embed none {\"model\":\"nomic-embed-text\",\"input\":\[\"a\",\"bb\"\]}"'
 check 'with prompt_eval_count as usage, at no cost' \
 	'[ "$(field "[\"usage\"][\"input\"]") $(field "[\"cost_usd\"]")" = "2 0" ]'
+
+check 'an OXI_<PROVIDER>_HEADERS Authorization line replaces the key'"'"'s' \
+	'ereq h1 openai/text-embedding-3-small "[\"a\"]" |
+	 OPENAI_API_KEY=sk-test-EMBED0123456789secret \
+	 OXI_OPENAI_HEADERS="authorization: Bearer proxy-token" run &&
+	 [ "$(field "[\"type\"]") $(hdr authorization)" = "embed.response [\"Bearer proxy-token\"]" ]'
+check 'so does a line naming the provider'"'"'s key header' \
+	'ereq h2 gemini/text-embedding-004 "[\"a\"]" |
+	 GEMINI_API_KEY=gemini-test-key0123 \
+	 OXI_GEMINI_HEADERS="X-Goog-Api-Key: proxy-key" run &&
+	 [ "$(field "[\"type\"]") $(hdr x-goog-api-key)" = "embed.response [\"proxy-key\"]" ]'
+
+n=$(posts)
+check 'Anthropic offers no embeddings: a config error saying so, nothing sent' \
+	'ereq a1 anthropic/claude-x "[\"a\"]" | run &&
+	 grep -q "\"ref\":\"a1\",\"code\":\"config\",\"message\":\"anthropic: no embeddings: [^\"]*\",\"retryable\":false" "$TMP/out" &&
+	 [ "$(field "[\"model\"]")" = anthropic/claude-x ] && [ "$(posts)" = $n ]'
+check 'in a chain, the next model takes it' \
+	'ereq a2 "anthropic/claude-x,openai/text-embedding-3-small" "[\"a\"]" | run &&
+	 [ "$(field "[\"model\"]") $(field "[\"vectors\"]")" = "openai/text-embedding-3-small [[1, 0.097, 0.5]]" ] &&
+	 [ "$(posts)" = $((n + 1)) ]'
 
 # failures
 {

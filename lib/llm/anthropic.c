@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 #define MAX_TOKENS	4096	/* Anthropic requires max_tokens */
 
@@ -349,14 +349,6 @@ fail:
 	return o;
 }
 
-static void
-url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
-{
-	(void)t;
-	(void)stream;
-	oxi_buf_cats(u, "/messages");
-}
-
 /* usage (borrowed): the counts it holds replace ours; input counts the
  * cached tokens too */
 static void
@@ -559,14 +551,14 @@ event(struct anth *a, jv e)
 		jv_free(v);
 	} else if (oxi_jstr_is(type, "content_block_start")) {
 		v = oxi_jget(e, "content_block");
-		startblock(a, (long)oxi_jnum(e, "index", -1), v);
+		startblock(a, oxi_llm_index(e, "index", -1), v);
 		jv_free(v);
 	} else if (oxi_jstr_is(type, "content_block_delta")) {
 		v = oxi_jget(e, "delta");
-		deltablock(a, (long)oxi_jnum(e, "index", -1), v);
+		deltablock(a, oxi_llm_index(e, "index", -1), v);
 		jv_free(v);
 	} else if (oxi_jstr_is(type, "content_block_stop")) {
-		stopblock(a, (long)oxi_jnum(e, "index", -1));
+		stopblock(a, oxi_llm_index(e, "index", -1));
 	} else if (oxi_jstr_is(type, "message_delta")) {
 		v = oxi_jget(e, "delta");
 		d = oxi_jget(v, "stop_reason");
@@ -708,6 +700,12 @@ rfree(void *rd)
 static const char *const hdrs[] = { "anthropic-version: 2023-06-01", NULL };
 
 const struct oxi_llm_dialect oxi_dialect_anthropic = {
-	"anthropic", "x-api-key: %s", hdrs, "Accept: text/event-stream",
-	body, url, reader, feed, result, complete, rfree
+	.name = "anthropic",
+	.auth = "x-api-key: %s",
+	.hdrs = hdrs,
+	.accept = "Accept: text/event-stream",
+	.path = "/messages",
+	.body = body,
+	.reader = reader, .feed = feed, .result = result,
+	.complete = complete, .free = rfree,
 };

@@ -17,14 +17,13 @@
  * went out as llm.delta, the call is never tried again: the error ends
  * it (with "partial":true), so that text is neither doubled nor mixed.
  *
- * Each provider has a circuit breaker: after max retryable failures in a
- * row it opens, and calls skip that provider's models (or fail at once
- * with "circuit_open") until the cool-down is over; then one attempt
- * goes through as a probe, and its outcome closes or reopens it.
+ * Each provider has a circuit breaker (breaker.c): after max retryable
+ * failures in a row it opens, and calls skip that provider's models (or
+ * fail at once with "circuit_open") until the cool-down is over; then one
+ * attempt goes through as a probe, and its outcome closes or reopens it.
  *
- * Every answer gets its usage normalised and its cost from the price
- * table; costs go to the ledger, and a call is refused (code "budget",
- * nothing sent) while a daily, monthly or session cap is spent.
+ * Every answer gets its usage and cost, booked in the ledger, and a call
+ * is refused while a budget is spent (account.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +33,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/job.h"
 
 struct brk {
 	char *prov;			/* provider name */
@@ -72,108 +71,12 @@ struct oxi_llmctl {
 	int ncalls;			/* how many */
 	struct brk *brk;		/* breakers */
 	size_t nbrk;			/* how many */
-	struct oxi_prices *prices;	/* the price table */
-	struct oxi_ledger *ledger;	/* spend, opened on first use */
-	int noledger;			/* it could not be opened */
-	char ledgerr[200];		/* why */
+	struct oxi_llm_acct acct;	/* prices, ledger, budgets */
 	struct oxi_replay *replay;	/* --replay */
 	int recfd;			/* --record, or -1 */
 	int draining;			/* no new attempts */
 	int warming;			/* warm-up transfers running */
 };
-
-static const char *const periodname[3] = { "daily", "monthly", "session" };
-
-int
-oxi_breaker_allow(struct oxi_breaker *b, long long now)
-{
-	switch (b->state) {
-	case OXI_BRK_CLOSED:
-		return 1;
-	case OXI_BRK_OPEN:
-		if (now < b->until)
-			return 0;
-		b->state = OXI_BRK_HALF;
-		b->probing = 0;
-		/* FALLTHROUGH */
-	default:
-		if (b->probing)
-			return 0;
-		b->probing = 1;
-		return 2;
-	}
-}
-
-void
-oxi_breaker_note(struct oxi_breaker *b, int ok, int max, long cool,
-    long long now)
-{
-	if (ok) {
-		b->state = OXI_BRK_CLOSED;
-		b->fails = 0;
-		b->probing = 0;
-		return;
-	}
-	b->fails++;
-	if (max > 0 && (b->state == OXI_BRK_HALF || b->fails >= max)) {
-		b->state = OXI_BRK_OPEN;
-		b->until = now + cool;
-		b->probing = 0;
-	}
-}
-
-long
-oxi_llm_backoff(int n, long base, long cap, long retry_after,
-    unsigned long rnd)
-{
-	long d = base > 0 ? base : 1;
-	int i;
-
-	for (i = 1; i < n && d < cap; i++)
-		d *= 2;
-	if (d > cap)
-		d = cap;
-	d = d / 2 + (long)(rnd % (unsigned long)(d - d / 2 + 1));
-	if (retry_after >= 0 && d < retry_after)
-		d = retry_after;
-	return d;
-}
-
-int
-oxi_llm_chain(const char *s, char ***out)
-{
-	const char *p, *e;
-	char **v = NULL;
-	int n = 0;
-	size_t k;
-
-	*out = NULL;
-	for (p = s; p && *p; p = *e ? e + 1 : e) {
-		e = p + strcspn(p, ",");
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
-		for (k = e - p; k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t');
-		    k--)
-			;
-		if (k == 0)
-			continue;
-		v = xrealloc(v, (n + 2) * sizeof *v);
-		v[n++] = xstrndup(p, k);
-		v[n] = NULL;
-	}
-	*out = v;
-	return n;
-}
-
-void
-oxi_llm_chain_free(char **v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 void
 oxi_llmctl_defaults(struct oxi_llmctl_cfg *c)
@@ -203,41 +106,6 @@ breaker(struct oxi_llmctl *c, const char *model)
 	return &c->brk[c->nbrk++].b;
 }
 
-static int
-budgets(const struct oxi_llmctl *c)
-{
-	return c->cfg.budget[0] >= 0 || c->cfg.budget[1] >= 0 ||
-	    c->cfg.budget[2] >= 0;
-}
-
-/* the ledger, opened on first use; NULL (warned once) if it cannot be */
-static struct oxi_ledger *
-ledger(struct oxi_llmctl *c)
-{
-	char path[4096];
-	const char *dir, *err = "";
-
-	if (c->ledger || c->noledger)
-		return c->ledger;
-	if (c->cfg.ledger)
-		snprintf(path, sizeof path, "%s", c->cfg.ledger);
-	else if ((dir = oxi_state_dir()))
-		snprintf(path, sizeof path, "%s/llm.db", dir);
-	else {
-		snprintf(c->ledgerr, sizeof c->ledgerr, "no state directory");
-		c->noledger = 1;
-		oxi_warn("unable to keep the spend ledger: %s", c->ledgerr);
-		return NULL;
-	}
-	if (!(c->ledger = oxi_ledger_open(path, &err))) {
-		snprintf(c->ledgerr, sizeof c->ledgerr, "%s", err);
-		c->noledger = 1;
-		oxi_warn("unable to open the spend ledger '%s': %s", path,
-		    c->ledgerr);
-	}
-	return c->ledger;
-}
-
 struct oxi_llmctl *
 oxi_llmctl_new(struct oxi_http_loop *loop, const struct oxi_llmctl_cfg *cfg,
     char *why, size_t len)
@@ -247,7 +115,9 @@ oxi_llmctl_new(struct oxi_http_loop *loop, const struct oxi_llmctl_cfg *cfg,
 	c->loop = loop;
 	c->cfg = *cfg;
 	c->recfd = -1;
-	if (!(c->prices = oxi_prices_load(why, len)))
+	c->acct.path = cfg->ledger;
+	memcpy(c->acct.budget, cfg->budget, sizeof c->acct.budget);
+	if (!(c->acct.prices = oxi_prices_load(why, len)))
 		goto fail;
 	if (cfg->replay && !(c->replay = oxi_replay_load(cfg->replay, why,
 	    len)))
@@ -288,8 +158,7 @@ oxi_llmctl_free(struct oxi_llmctl *c)
 	for (i = 0; i < c->nbrk; i++)
 		free(c->brk[i].prov);
 	free(c->brk);
-	oxi_prices_free(c->prices);
-	oxi_ledger_close(c->ledger);
+	oxi_llm_acct_free(&c->acct);
 	oxi_replay_free(c->replay);
 	if (c->recfd >= 0)
 		close(c->recfd);
@@ -299,7 +168,7 @@ oxi_llmctl_free(struct oxi_llmctl *c)
 const struct oxi_prices *
 oxi_llmctl_prices(const struct oxi_llmctl *c)
 {
-	return c->prices;
+	return c->acct.prices;
 }
 
 int
@@ -322,71 +191,6 @@ oxi_llmctl_timeout(const struct oxi_llmctl *c)
 			best = left;
 	}
 	return best > 86400000 ? 86400000 : (int)best;
-}
-
-/* the usage object with all five counts, numbers */
-static jv
-normusage(jv u)
-{
-	static const char *const k[5] = {
-		"input", "output", "cache_read", "cache_write", "reasoning"
-	};
-	jv r = jv_object(), v;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		v = jv_get_kind(u) == JV_KIND_OBJECT ?
-		    jv_object_get(jv_copy(u), jv_string(k[i])) : jv_invalid();
-		if (jv_get_kind(v) != JV_KIND_NUMBER) {
-			jv_free(v);
-			v = jv_number(0);
-		}
-		r = jv_object_set(r, jv_string(k[i]), v);
-	}
-	if (jv_get_kind(u) == JV_KIND_OBJECT)	/* keep whatever else */
-		r = jv_object_merge(u, r);
-	else
-		jv_free(u);
-	return r;
-}
-
-/* fills usage and cost_usd of an answer and books the cost */
-static jv
-account(struct oxi_llmctl *c, struct call *k, jv rec)
-{
-	const char *model = oxi_msg_peek(rec, "model"), *err;
-	struct oxi_ledger *l;
-	jv u, v, cost;
-
-	u = jv_object_get(jv_copy(rec), jv_string("usage"));
-	if (k->embed) {
-		/* an embedding counts input only; unknown stays null */
-		if (jv_get_kind(u) != JV_KIND_OBJECT) {
-			jv_free(u);
-			u = jv_object_set(jv_object(), jv_string("input"),
-			    jv_null());
-		}
-	} else {
-		u = normusage(u);
-		rec = jv_object_set(rec, jv_string("usage"), jv_copy(u));
-	}
-	v = jv_object_get(jv_copy(u), jv_string("input"));
-	if (k->embed && jv_get_kind(v) != JV_KIND_NUMBER) {
-		jv_free(u);
-		cost = jv_null();	/* tokens unknown: cost unknown */
-	} else
-		cost = oxi_prices_cost(c->prices, model, u);
-	jv_free(v);
-	rec = jv_object_set(rec, jv_string("cost_usd"), jv_copy(cost));
-	if (jv_get_kind(cost) == JV_KIND_NUMBER && (l = ledger(c))) {
-		u = jv_object_get(jv_copy(rec), jv_string("usage"));
-		if (oxi_ledger_add(l, k->session, k->id, model, u,
-		    jv_number_value(cost), &err) < 0)
-			oxi_warn("unable to record spend in the ledger: %s",
-			    err);
-	}
-	jv_free(cost);
-	return rec;
 }
 
 static void
@@ -431,7 +235,8 @@ finish(struct oxi_llmctl *c, struct call *k, jv rec)
 	const char *type = oxi_msg_type_peek(rec);
 
 	if (strcmp(type, "error") != 0)
-		rec = account(c, k, rec);
+		rec = oxi_llm_account(&c->acct, rec, k->embed, k->session,
+		    k->id);
 	else if (k->ndelta > 0)
 		rec = jv_object_set(rec, jv_string("partial"), jv_true());
 	if (k->attempts > 1)
@@ -693,39 +498,6 @@ playback(struct oxi_llmctl *c, const char *id, jv recs)
 	jv_free(recs);
 }
 
-/* the budget error for a request, or an invalid jv if within budget */
-static jv
-overbudget(struct oxi_llmctl *c, const char *id, const char *session)
-{
-	struct oxi_ledger *l;
-	const char *err = "";
-	double spent[3];
-	char m[300];
-	int i;
-
-	if (!budgets(c))
-		return jv_invalid();
-	if (!(l = ledger(c)) || oxi_ledger_spent(l, session, spent,
-	    &err) < 0) {
-		snprintf(m, sizeof m, "the spend ledger is unavailable (%s);"
-		    " refusing while a budget is set", l ? err : c->ledgerr);
-		return oxi_msg_error(id, "budget", m, 1);
-	}
-	for (i = 0; i < 3; i++) {
-		if (c->cfg.budget[i] < 0 || (i == 2 && !session))
-			continue;
-		if (spent[i] >= c->cfg.budget[i]) {
-			snprintf(m, sizeof m, "the %s cap of %.2f USD"
-			    " is spent (%.4f USD %s)", periodname[i],
-			    c->cfg.budget[i], spent[i], i == 0 ?
-			    "today, UTC" : i == 1 ? "this month, UTC" :
-			    "in this session");
-			return oxi_msg_error(id, "budget", m, 0);
-		}
-	}
-	return jv_invalid();
-}
-
 int
 oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
 {
@@ -762,7 +534,7 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
 		playback(c, id, recs);
 		return OXI_LLM_STARTED;
 	}
-	e = overbudget(c, id, oxi_msg_peek(rec, "session"));
+	e = oxi_llm_overbudget(&c->acct, id, oxi_msg_peek(rec, "session"));
 	if (jv_is_valid(e)) {
 		*err = e;
 		return OXI_LLM_FAIL;

@@ -2,10 +2,9 @@
  * embed.c - embed.request records in flight
  *
  * {"type":"embed.request","id","model":"provider/model","input":[...]}
- * becomes one HTTP request to the provider's embedding endpoint, chosen
- * by its dialect: Gemini's models/M:batchEmbedContents, Ollama's native
- * /api/embed, else the OpenAI-compatible /embeddings.  It ends in one
- * callback, as oxi_llm_start does: an embed.response
+ * becomes one HTTP request to the provider's embedding endpoint, as its
+ * dialect's embed table (struct oxi_llm_embed) builds it and reads the
+ * reply.  It ends in one callback, as oxi_llm_start does: an embed.response
  * {"id","model","vectors":[[...],...],"usage":{"input":N}} (input null
  * when the provider does not count), or an error record.
  */
@@ -14,115 +13,32 @@
 #include <strings.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/job.h"
 
 #define EMBED_MAXIN	2048		/* texts in one request */
-#define EMBED_MAXHDRS	48
-
-enum { K_OPENAI, K_GEMINI, K_OLLAMA };
 
 struct ejob {
 	struct oxi_llm_job q;		/* id, model, key, callbacks */
-	int kind;			/* K_* */
+	const struct oxi_llm_embed *e;	/* the dialect's embeddings */
 	int n;				/* texts sent */
 	struct oxi_buf body;		/* the reply */
 };
-
-/* 1 if v is a non-empty array of numbers */
-static int
-isvec(jv v)
-{
-	int i, n;
-
-	if (jv_get_kind(v) != JV_KIND_ARRAY ||
-	    (n = jv_array_length(jv_copy(v))) == 0)
-		return 0;
-	for (i = 0; i < n; i++) {
-		jv x = jv_array_get(jv_copy(v), i);
-		int ok = jv_get_kind(x) == JV_KIND_NUMBER;
-
-		jv_free(x);
-		if (!ok)
-			return 0;
-	}
-	return 1;
-}
 
 /* the vectors and the token count of a reply, or an invalid jv */
 static jv
 parse(struct ejob *j, jv *tokens)
 {
-	jv r, list, out = jv_array(), v, e, idx;
-	int i, n, k;
+	jv r, out;
 
 	*tokens = jv_null();
 	r = oxi_json_parse(j->body.s ? j->body.s : "", j->body.len);
 	if (jv_get_kind(r) != JV_KIND_OBJECT) {
 		jv_free(r);
-		jv_free(out);
 		return jv_invalid_with_msg(jv_string("the reply is not a"
 		    " JSON object"));
 	}
-	list = oxi_jget(r, j->kind == K_OPENAI ? "data" : "embeddings");
-	if (jv_get_kind(list) != JV_KIND_ARRAY ||
-	    (n = jv_array_length(jv_copy(list))) != j->n) {
-		jv_free(list);
-		jv_free(r);
-		jv_free(out);
-		return jv_invalid_with_msg(jv_string_fmt("the reply does not"
-		    " hold %d vector%s", j->n, j->n == 1 ? "" : "s"));
-	}
-	for (i = 0; i < n; i++)
-		out = jv_array_append(out, jv_null());
-	for (i = 0; i < n; i++) {
-		e = jv_array_get(jv_copy(list), i);
-		k = i;
-		if (j->kind == K_OPENAI) {
-			idx = oxi_jget(e, "index");
-			if (jv_get_kind(idx) == JV_KIND_NUMBER)
-				k = (int)jv_number_value(idx);
-			jv_free(idx);
-			v = oxi_jget(e, "embedding");
-		} else if (j->kind == K_GEMINI)
-			v = oxi_jget(e, "values");
-		else
-			v = jv_copy(e);
-		jv_free(e);
-		if (k < 0 || k >= n || !isvec(v)) {
-			jv_free(v);
-			jv_free(list);
-			jv_free(r);
-			jv_free(out);
-			return jv_invalid_with_msg(jv_string_fmt("vector %d of"
-			    " the reply is not an array of numbers", i));
-		}
-		out = jv_array_set(out, k, v);
-	}
-	jv_free(list);
-	if (j->kind == K_OPENAI) {
-		e = oxi_jget(r, "usage");
-		v = oxi_jget(e, "prompt_tokens");
-		jv_free(e);
-	} else if (j->kind == K_OLLAMA)
-		v = oxi_jget(r, "prompt_eval_count");
-	else
-		v = jv_invalid();
-	if (jv_get_kind(v) == JV_KIND_NUMBER) {
-		jv_free(*tokens);
-		*tokens = v;
-	} else
-		jv_free(v);
+	out = j->e->vectors(r, j->n, tokens);
 	jv_free(r);
-	for (i = 0; i < n; i++) {
-		v = jv_array_get(jv_copy(out), i);
-		k = jv_get_kind(v) == JV_KIND_NULL;
-		jv_free(v);
-		if (k) {
-			jv_free(out);
-			return jv_invalid_with_msg(jv_string("the reply gives"
-			    " one vector twice"));
-		}
-	}
 	return out;
 }
 
@@ -147,7 +63,7 @@ static void
 ondone(void *arg, struct oxi_http_res *res)
 {
 	struct ejob *j = arg;
-	jv rec, vecs, tokens, m;
+	jv rec, vecs, tokens;
 
 	if (res->kind == OXI_HTTP_OK) {
 		vecs = parse(j, &tokens);
@@ -164,11 +80,7 @@ ondone(void *arg, struct oxi_http_res *res)
 			rec = jv_object_set(rec, jv_string("cost_usd"),
 			    jv_null());
 		} else {
-			m = jv_invalid_get_msg(vecs);
-			rec = oxi_llm_job_error(&j->q, "bad_reply",
-			    jv_string_value(m),
-			    jv_string_length_bytes(jv_copy(m)), 0, -1);
-			jv_free(m);
+			rec = oxi_llm_job_fail(&j->q, "bad_reply", vecs, 0);
 			jv_free(tokens);
 		}
 	} else
@@ -230,52 +142,20 @@ oxi_embed_check(jv rec, const char **why)
 	return 0;
 }
 
-static jv
-body(int kind, const char *model, jv in, jv dims)
-{
-	jv b = jv_object(), reqs, r;
-	int i, n;
-
-	if (kind != K_GEMINI) {
-		b = jv_object_set(b, jv_string("model"), jv_string(model));
-		b = jv_object_set(b, jv_string("input"), in);
-		if (jv_get_kind(dims) == JV_KIND_NUMBER && kind == K_OPENAI)
-			b = jv_object_set(b, jv_string("dimensions"), dims);
-		else
-			jv_free(dims);
-		return b;
-	}
-	reqs = jv_array();
-	n = jv_array_length(jv_copy(in));
-	for (i = 0; i < n; i++) {
-		r = jv_object_set(jv_object(), jv_string("model"),
-		    jv_string_fmt("models/%s", model));
-		r = jv_object_set(r, jv_string("content"),
-		    jv_object_set(jv_object(), jv_string("parts"),
-		    jv_array_append(jv_array(), jv_object_set(jv_object(),
-		    jv_string("text"), jv_array_get(jv_copy(in), i)))));
-		if (jv_get_kind(dims) == JV_KIND_NUMBER)
-			r = jv_object_set(r, jv_string("outputDimensionality"),
-			    jv_copy(dims));
-		reqs = jv_array_append(reqs, r);
-	}
-	jv_free(in);
-	jv_free(dims);
-	return jv_object_set(b, jv_string("requests"), reqs);
-}
-
 int
 oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
     jv rec, jv *err)
 {
 	struct oxi_http_req req;
 	struct oxi_llm_target t;
-	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
+	struct oxi_buf url = OXI_BUF_INIT;
 	const struct oxi_llm_dialect *d;
-	const char *id, *model, *why, *hdrs[EMBED_MAXHDRS];
+	const char *id, *model, *why;
 	struct ejob *j;
-	int n, i, kind;
-	jv in, b, s;
+	const struct oxi_llm_embed *e;
+	char msg[200];
+	int n;
+	jv in;
 
 	id = oxi_msg_peek(rec, "id");
 	if (oxi_embed_check(rec, &why) < 0) {
@@ -285,49 +165,32 @@ oxi_embed_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	if (oxi_llm_job_target(rec, cfg, &t, &model, err) < 0)
 		return OXI_LLM_FAIL;
 	d = t.p->dialect;
-	kind = strcmp(d->name, "gemini") == 0 ? K_GEMINI :
-	    strcmp(d->name, "ollama") == 0 ? K_OLLAMA : K_OPENAI;
+	if (!(e = d->embed)) {		/* not a guess at an endpoint */
+		snprintf(msg, sizeof msg, "%s: no embeddings: the provider's"
+		    " API offers none", t.p->name);
+		*err = jv_object_set(oxi_msg_error(id, "config", msg, 0),
+		    jv_string("model"), jv_string(model));
+		oxi_llm_target_free(&t);
+		return OXI_LLM_FAIL;
+	}
 	in = texts(rec, &why);
 	j = xcalloc(1, sizeof *j);
 	j->n = jv_array_length(jv_copy(in));
-	b = body(kind, t.model, in, oxi_jget(rec, "dimensions"));
-	s = jv_dump_string(b, 0);
 	oxi_buf_cat(&url, t.base.s, t.base.len);
-	if (kind == K_GEMINI)
-		oxi_buf_printf(&url, "/models/%s:batchEmbedContents", t.model);
-	else if (kind == K_OLLAMA)
-		oxi_buf_cats(&url, "/api/embed");
-	else
-		oxi_buf_cats(&url, "/embeddings");
+	e->url(&url, &t);
 
 	oxi_llm_job_init(&j->q, id, model, &t, cfg);
-	j->kind = kind;
-	n = 0;
-	hdrs[n++] = "Content-Type: application/json";
-	hdrs[n++] = "Accept: application/json";
-	for (i = 0; d->hdrs && d->hdrs[i] && n < 8; i++)
-		hdrs[n++] = d->hdrs[i];
-	if (t.key) {
-		oxi_buf_printf(&auth, d->auth, t.key);
-		hdrs[n++] = auth.s;
-	}
-	for (i = 0; t.hdrs && t.hdrs[i] && n < EMBED_MAXHDRS - 1; i++)
-		hdrs[n++] = t.hdrs[i];
-	hdrs[n] = NULL;
+	j->e = e;
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
-	req.headers = hdrs;
 	req.data = ondata;
 	req.done = ondone;
 	req.arg = j;
-	if ((n = oxi_llm_job_post(&j->q, loop, &req, s, err)) !=
+	if ((n = oxi_llm_job_post(&j->q, loop, &t, "Accept: application/json",
+	    &req, e->body(&t, in, oxi_jget(rec, "dimensions")), err)) !=
 	    OXI_LLM_STARTED)
 		jfree(j);
-	if (auth.s)
-		oxi_wipe(auth.s, auth.cap);
-	oxi_buf_free(&auth);
 	oxi_buf_free(&url);
 	oxi_llm_target_free(&t);
-	jv_free(s);
 	return n;
 }

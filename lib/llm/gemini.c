@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 #define RAWMAX	(64 * 1024)	/* bytes of non-event lines kept */
 
@@ -749,7 +749,58 @@ rfree(void *rd)
 	free(g);
 }
 
+/* embeddings: models/M:batchEmbedContents */
+
+static void
+embedurl(struct oxi_buf *u, const struct oxi_llm_target *t)
+{
+	oxi_buf_printf(u, "/models/%s:batchEmbedContents", t->model);
+}
+
+static jv
+embedbody(const struct oxi_llm_target *t, jv texts, jv dims)
+{
+	jv reqs = jv_array(), r;
+	int i, n = jv_array_length(jv_copy(texts));
+
+	for (i = 0; i < n; i++) {
+		r = jv_object_set(jv_object(), jv_string("model"),
+		    jv_string_fmt("models/%s", t->model));
+		r = jv_object_set(r, jv_string("content"),
+		    jv_object_set(jv_object(), jv_string("parts"),
+		    jv_array_append(jv_array(), jv_object_set(jv_object(),
+		    jv_string("text"), jv_array_get(jv_copy(texts), i)))));
+		if (jv_get_kind(dims) == JV_KIND_NUMBER)
+			r = jv_object_set(r, jv_string("outputDimensionality"),
+			    jv_copy(dims));
+		reqs = jv_array_append(reqs, r);
+	}
+	jv_free(texts);
+	jv_free(dims);
+	return jv_object_set(jv_object(), jv_string("requests"), reqs);
+}
+
+static jv
+vectors(jv reply, int n, jv *tokens)
+{
+	(void)tokens;		/* not counted */
+	return oxi_llm_vectors(oxi_jget(reply, "embeddings"), n, "values",
+	    NULL);
+}
+
+static const struct oxi_llm_embed embed = {
+	.url = embedurl,
+	.body = embedbody,
+	.vectors = vectors,
+};
+
 const struct oxi_llm_dialect oxi_dialect_gemini = {
-	"gemini", "x-goog-api-key: %s", NULL, "Accept: text/event-stream",
-	body, url, reader, feed, result, complete, rfree
+	.name = "gemini",
+	.auth = "x-goog-api-key: %s",
+	.accept = "Accept: text/event-stream",
+	.url = url,
+	.body = body,
+	.reader = reader, .feed = feed, .result = result,
+	.complete = complete, .free = rfree,
+	.embed = &embed,
 };

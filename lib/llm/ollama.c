@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 #define LINEMAX	(16 * 1024 * 1024)	/* one line of the reply, at most */
 
@@ -314,14 +314,6 @@ fail:
 }
 
 static void
-url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
-{
-	(void)t;
-	(void)stream;
-	oxi_buf_cats(u, "/api/chat");
-}
-
-static void
 toolcalls(struct oll *o, jv tcs)
 {
 	struct oxi_llm_call *c;
@@ -512,8 +504,51 @@ rfree(void *rd)
 	free(o);
 }
 
+/* embeddings: the native /api/embed */
+
+static void
+embedurl(struct oxi_buf *u, const struct oxi_llm_target *t)
+{
+	(void)t;
+	oxi_buf_cats(u, "/api/embed");
+}
+
+static jv
+embedbody(const struct oxi_llm_target *t, jv texts, jv dims)
+{
+	jv b = jv_object();
+
+	jv_free(dims);		/* not asked for here */
+	b = jv_object_set(b, jv_string("model"), jv_string(t->model));
+	return jv_object_set(b, jv_string("input"), texts);
+}
+
+static jv
+vectors(jv reply, int n, jv *tokens)
+{
+	jv v = oxi_jget(reply, "prompt_eval_count");
+
+	if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		jv_free(*tokens);
+		*tokens = v;
+	} else
+		jv_free(v);
+	return oxi_llm_vectors(oxi_jget(reply, "embeddings"), n, NULL, NULL);
+}
+
+static const struct oxi_llm_embed embed = {
+	.url = embedurl,
+	.body = embedbody,
+	.vectors = vectors,
+};
+
 const struct oxi_llm_dialect oxi_dialect_ollama = {
-	"ollama", "Authorization: Bearer %s", NULL,
-	"Accept: application/x-ndjson",
-	body, url, reader, feed, result, complete, rfree
+	.name = "ollama",
+	.auth = "Authorization: Bearer %s",
+	.accept = "Accept: application/x-ndjson",
+	.path = "/api/chat",
+	.body = body,
+	.reader = reader, .feed = feed, .result = result,
+	.complete = complete, .free = rfree,
+	.embed = &embed,
 };

@@ -3,8 +3,8 @@
  * and by every "OpenAI-compatible" server (Ollama's /v1, vLLM, llama.cpp,
  * OpenRouter, Groq, DeepSeek)
  *
- * oxi_openai_body() turns an llm.request into a request body; a reader
- * (oxi_openai_new/feed/result) turns the reply, an event stream of
+ * chatbody() turns an llm.request into a request body; a reader
+ * (reader, feed, result) turns the reply, an event stream of
  * chat.completion.chunk objects or one chat.completion object, into the
  * fields of an llm.response.  Tool calls arrive as fragments keyed by
  * "index": the first fragment names the call, the arguments string is
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 struct call {
 	int index;		/* "index" of its fragments */
@@ -209,8 +209,8 @@ conv_tools(jv tools)
 	return out;
 }
 
-jv
-oxi_openai_body(jv req, const char *model)
+static jv
+chatbody(jv req, const struct oxi_llm_target *t)
 {
 	static const char *const pass[] = {
 		"max_tokens", "temperature", "top_p", "stop", "seed", NULL
@@ -235,7 +235,8 @@ oxi_openai_body(jv req, const char *model)
 		out = jv_array_append(out, body);
 	}
 	jv_free(msgs);
-	body = jv_object_set(jv_object(), jv_string("model"), jv_string(model));
+	body = jv_object_set(jv_object(), jv_string("model"),
+	    jv_string(t->model));
 	body = jv_object_set(body, jv_string("messages"), out);
 	v = oxi_jget(req, "tools");
 	if (oxi_jis(v, JV_KIND_ARRAY) &&
@@ -348,12 +349,10 @@ newcall(struct oxi_openai *o, int index)
 static void
 toolfrag(struct oxi_openai *o, jv tc, int pos)
 {
-	jv idx = oxi_jget(tc, "index"), id = oxi_jget(tc, "id");
-	jv fn = oxi_jget(tc, "function");
+	jv id = oxi_jget(tc, "id"), fn = oxi_jget(tc, "function");
 	jv name = oxi_jget(fn, "name"), args = oxi_jget(fn, "arguments");
 	struct call *c = NULL;
-	int index = oxi_jis(idx, JV_KIND_NUMBER) ?
-	    (int)jv_number_value(idx) : pos;
+	int index = oxi_llm_index(tc, "index", pos);
 	const char *ids = oxi_jis(id, JV_KIND_STRING) &&
 	    jv_string_length_bytes(jv_copy(id)) > 0 ?
 	    jv_string_value(id) : NULL;
@@ -380,7 +379,6 @@ toolfrag(struct oxi_openai *o, jv tc, int pos)
 		oxi_buf_cat(&c->args, jv_string_value(args),
 		    jv_string_length_bytes(jv_copy(args)));
 	}
-	jv_free(idx);
 	jv_free(id);
 	jv_free(fn);
 	jv_free(name);
@@ -491,8 +489,8 @@ onevent(void *arg, const char *type, const char *data, size_t len)
 	return chunk(o, c, 0) < 0 ? 1 : 0;
 }
 
-struct oxi_openai *
-oxi_openai_new(void (*delta)(void *, const char *, size_t), void *arg)
+static void *
+reader(oxi_llm_text_fn delta, void *arg)
 {
 	struct oxi_openai *o = xcalloc(1, sizeof *o);
 
@@ -503,9 +501,10 @@ oxi_openai_new(void (*delta)(void *, const char *, size_t), void *arg)
 	return o;
 }
 
-void
-oxi_openai_free(struct oxi_openai *o)
+static void
+rfree(void *rd)
 {
+	struct oxi_openai *o = rd;
 	size_t i;
 
 	if (!o)
@@ -524,15 +523,19 @@ oxi_openai_free(struct oxi_openai *o)
 	free(o);
 }
 
-int
-oxi_openai_done(const struct oxi_openai *o)
+static int
+complete(const void *rd)
 {
+	const struct oxi_openai *o = rd;
+
 	return !o->failed && o->done;
 }
 
-int
-oxi_openai_feed(struct oxi_openai *o, const char *p, size_t n)
+static int
+feed(void *rd, const char *p, size_t n)
 {
+	struct oxi_openai *o = rd;
+
 	if (o->failed)
 		return -1;
 	if (oxi_llm_sniff(&o->mode, "{", &p, &n) == 0)
@@ -615,9 +618,10 @@ calls(struct oxi_openai *o)
 	return out;
 }
 
-jv
-oxi_openai_result(struct oxi_openai *o, const char **code, int *retry)
+static jv
+result(void *rd, const char **code, int *retry)
 {
+	struct oxi_openai *o = rd;
 	jv tc, msg, r, c;
 	const char *stop;
 
@@ -663,89 +667,13 @@ oxi_openai_result(struct oxi_openai *o, const char **code, int *retry)
 	return r;
 }
 
-jv
-oxi_openai_errmsg(const char *body, size_t len)
-{
-	jv v, e, m;
-
-	if (len == 0)
-		return jv_invalid();
-	v = oxi_json_parse(body, len);
-	if (oxi_jis(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0)
-		v = jv_array_get(v, 0);
-	if (!oxi_jis(v, JV_KIND_OBJECT)) {
-		jv_free(v);
-		return jv_invalid();
-	}
-	e = oxi_jget(v, "error");
-	if (oxi_jis(e, JV_KIND_STRING)) {
-		jv_free(v);
-		return e;
-	}
-	m = oxi_jget(e, "message");
-	jv_free(e);
-	if (!oxi_jis(m, JV_KIND_STRING)) {
-		jv_free(m);
-		m = oxi_jget(v, "message");
-	}
-	if (!oxi_jis(m, JV_KIND_STRING)) {
-		jv_free(m);
-		m = oxi_jget(v, "detail");
-	}
-	jv_free(v);
-	if (!oxi_jis(m, JV_KIND_STRING)) {
-		jv_free(m);
-		return jv_invalid();
-	}
-	return m;
-}
-
-/* the dialect, for llm.c */
-static jv
-d_body(jv req, const struct oxi_llm_target *t)
-{
-	return oxi_openai_body(req, t->model);
-}
-
-static void
-d_url(struct oxi_buf *url, const struct oxi_llm_target *t, int stream)
-{
-	(void)t;
-	(void)stream;
-	oxi_buf_cats(url, "/chat/completions");
-}
-
-static void *
-d_reader(oxi_llm_text_fn text, void *arg)
-{
-	return oxi_openai_new(text, arg);
-}
-
-static int
-d_feed(void *rd, const char *p, size_t n)
-{
-	return oxi_openai_feed(rd, p, n);
-}
-
-static jv
-d_result(void *rd, const char **code, int *retry)
-{
-	return oxi_openai_result(rd, code, retry);
-}
-
-static int
-d_complete(const void *rd)
-{
-	return oxi_openai_done(rd);
-}
-
-static void
-d_free(void *rd)
-{
-	oxi_openai_free(rd);
-}
-
 const struct oxi_llm_dialect oxi_dialect_openai = {
-	"openai", "Authorization: Bearer %s", NULL, "Accept: text/event-stream",
-	d_body, d_url, d_reader, d_feed, d_result, d_complete, d_free
+	.name = "openai",
+	.auth = "Authorization: Bearer %s",
+	.accept = "Accept: text/event-stream",
+	.path = "/chat/completions",
+	.body = chatbody,
+	.reader = reader, .feed = feed, .result = result,
+	.complete = complete, .free = rfree,
+	.embed = &oxi_llm_embed_openai,
 };

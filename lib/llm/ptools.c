@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 #define OPEN	"<tool_call>"
 #define CLOSE	"</tool_call>"

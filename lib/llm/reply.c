@@ -10,15 +10,18 @@
  * "truncated", never a short success.
  *
  * Also shared: reading a reply that is one JSON document or an event
- * stream (struct oxi_llm_wire), and small pieces of request bodies.
+ * stream (struct oxi_llm_wire), small pieces of request bodies, the
+ * message of an error body, and embeddings: the vectors of a reply, and
+ * OpenAI's /embeddings, which two dialects speak.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 void
 oxi_llm_reply_init(struct oxi_llm_reply *r, oxi_llm_text_fn text, void *arg)
@@ -103,6 +106,25 @@ oxi_llm_reply_fail(struct oxi_llm_reply *r, const char *code, int retry,
 	oxi_buf_cats(&r->err, buf);
 }
 
+/* v (borrowed) as an int: an integral number in [0, INT_MAX], else -1 */
+static int
+intval(jv v)
+{
+	double d = jv_number_value(v);
+
+	return d >= 0 && d <= INT_MAX && d == (double)(int)d ? (int)d : -1;
+}
+
+int
+oxi_llm_index(jv obj, const char *key, int dflt)
+{
+	jv v = oxi_jget(obj, key);
+	int i = jv_get_kind(v) == JV_KIND_NUMBER ? intval(v) : dflt;
+
+	jv_free(v);
+	return i;
+}
+
 void
 oxi_llm_reply_perror(struct oxi_llm_reply *r, jv e)
 {
@@ -151,8 +173,7 @@ oxi_llm_reply_perror(struct oxi_llm_reply *r, jv e)
 		}
 	}
 	if (jv_get_kind(code) == JV_KIND_NUMBER && !retry &&
-	    (oxi_http_temp((long)jv_number_value(code)) ||
-	    jv_number_value(code) == 499)) {
+	    (oxi_http_temp(intval(code)) || intval(code) == 499)) {
 		c = jv_number_value(code) == 429 ? "rate_limit" : "server";
 		retry = 1;
 	}
@@ -531,3 +552,147 @@ oxi_llm_tool_head(jv o, jv t, int i)
 		jv_free(v);
 	return o;
 }
+
+/* error bodies and embeddings */
+
+jv
+oxi_llm_errmsg(const char *body, size_t len)
+{
+	jv v, e, m;
+
+	if (len == 0)
+		return jv_invalid();
+	v = oxi_json_parse(body, len);
+	if (oxi_jis(v, JV_KIND_ARRAY) && jv_array_length(jv_copy(v)) > 0)
+		v = jv_array_get(v, 0);
+	if (!oxi_jis(v, JV_KIND_OBJECT)) {
+		jv_free(v);
+		return jv_invalid();
+	}
+	e = oxi_jget(v, "error");
+	if (oxi_jis(e, JV_KIND_STRING)) {
+		jv_free(v);
+		return e;
+	}
+	m = oxi_jget(e, "message");
+	jv_free(e);
+	if (!oxi_jis(m, JV_KIND_STRING)) {
+		jv_free(m);
+		m = oxi_jget(v, "message");
+	}
+	if (!oxi_jis(m, JV_KIND_STRING)) {
+		jv_free(m);
+		m = oxi_jget(v, "detail");
+	}
+	jv_free(v);
+	if (!oxi_jis(m, JV_KIND_STRING)) {
+		jv_free(m);
+		return jv_invalid();
+	}
+	return m;
+}
+
+/* 1 if v is a non-empty array of numbers */
+static int
+isvec(jv v)
+{
+	int i, n;
+
+	if (jv_get_kind(v) != JV_KIND_ARRAY ||
+	    (n = jv_array_length(jv_copy(v))) == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		jv x = jv_array_get(jv_copy(v), i);
+		int ok = jv_get_kind(x) == JV_KIND_NUMBER;
+
+		jv_free(x);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+jv
+oxi_llm_vectors(jv list, int n, const char *key, const char *idx)
+{
+	jv out = jv_array(), v, e;
+	int i, k;
+
+	if (jv_get_kind(list) != JV_KIND_ARRAY ||
+	    jv_array_length(jv_copy(list)) != n) {
+		jv_free(list);
+		jv_free(out);
+		return jv_invalid_with_msg(jv_string_fmt("the reply does not"
+		    " hold %d vector%s", n, n == 1 ? "" : "s"));
+	}
+	for (i = 0; i < n; i++)
+		out = jv_array_append(out, jv_null());
+	for (i = 0; i < n; i++) {
+		e = jv_array_get(jv_copy(list), i);
+		k = idx ? oxi_llm_index(e, idx, i) : i;
+		v = key ? oxi_jget(e, key) : jv_copy(e);
+		jv_free(e);
+		if (k < 0 || k >= n || !isvec(v)) {
+			jv_free(v);
+			jv_free(list);
+			jv_free(out);
+			return jv_invalid_with_msg(jv_string_fmt("vector %d of"
+			    " the reply is not an array of numbers", i));
+		}
+		out = jv_array_set(out, k, v);
+	}
+	jv_free(list);
+	for (i = 0; i < n; i++) {
+		v = jv_array_get(jv_copy(out), i);
+		k = jv_get_kind(v) == JV_KIND_NULL;
+		jv_free(v);
+		if (k) {
+			jv_free(out);
+			return jv_invalid_with_msg(jv_string("the reply gives"
+			    " one vector twice"));
+		}
+	}
+	return out;
+}
+
+static void
+embedurl(struct oxi_buf *url, const struct oxi_llm_target *t)
+{
+	(void)t;
+	oxi_buf_cats(url, "/embeddings");
+}
+
+static jv
+embedbody(const struct oxi_llm_target *t, jv texts, jv dims)
+{
+	jv b = jv_object();
+
+	b = jv_object_set(b, jv_string("model"), jv_string(t->model));
+	b = jv_object_set(b, jv_string("input"), texts);
+	if (jv_get_kind(dims) == JV_KIND_NUMBER)
+		b = jv_object_set(b, jv_string("dimensions"), dims);
+	else
+		jv_free(dims);
+	return b;
+}
+
+static jv
+vectors(jv reply, int n, jv *tokens)
+{
+	jv u = oxi_jget(reply, "usage"), v = oxi_jget(u, "prompt_tokens");
+
+	jv_free(u);
+	if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		jv_free(*tokens);
+		*tokens = v;
+	} else
+		jv_free(v);
+	return oxi_llm_vectors(oxi_jget(reply, "data"), n, "embedding",
+	    "index");
+}
+
+const struct oxi_llm_embed oxi_llm_embed_openai = {
+	.url = embedurl,
+	.body = embedbody,
+	.vectors = vectors,
+};

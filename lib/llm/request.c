@@ -1,60 +1,24 @@
 /*
- * request.c - model providers, wire dialects, and llm.request records in flight
+ * request.c - llm.request records in flight
  *
- * A model name is "provider/model"; the provider gives the base URL
- * (overridable by OXI_<PROVIDER>_BASE_URL), the variable holding its key,
- * and its dialect: the wire protocol that builds request bodies and reads
- * replies (llm_openai.c, llm_anthropic.c, llm_gemini.c, llm_ollama.c,
- * llm_responses.c).  OXI_<PROVIDER>_HEADERS adds header lines, and
- * OXI_<PROVIDER>_TOOLS=prompt (or "tool_mode":"prompt" in a request)
- * describes tools in the system prompt for models that cannot call them
- * natively (llm_ptools.c).  oxi_llm_start() turns one llm.request into
- * one HTTP transfer on a shared loop, and ends in exactly one callback:
- * an llm.response, or an error record whose message never holds the key.
+ * oxi_llm_start() resolves the model (provider.c), has its dialect build
+ * the body and the URL, and turns one llm.request into one HTTP transfer
+ * on a shared loop; "tool_mode":"prompt" in a request (or the provider's
+ * OXI_<PROVIDER>_TOOLS=prompt) puts prompt-guided tools (ptools.c) over
+ * the dialect's reader.  It ends in exactly one callback: an
+ * llm.response, or an error record whose message never holds the key.
  * The oxi_llm_job functions (a request in flight, its error records, its
  * POST) serve embed.c too.
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/job.h"
 
 #define SCRUB_MAX	300
-#define MAXHDRS		32	/* extra header lines per provider */
-
-const struct oxi_llm_provider oxi_llm_providers[] = {
-	{ "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", 1,
-	    &oxi_dialect_openai, NULL },
-	{ "anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", 1,
-	    &oxi_dialect_anthropic, NULL },
-	{ "gemini", "https://generativelanguage.googleapis.com/v1beta",
-	    "GEMINI_API_KEY", 1, &oxi_dialect_gemini, NULL },
-	{ "openai-responses", "https://api.openai.com/v1", "OPENAI_API_KEY", 1,
-	    &oxi_dialect_responses, "OXI_OPENAI_BASE_URL" },
-	{ "ollama", "http://localhost:11434", "OLLAMA_API_KEY", 0,
-	    &oxi_dialect_ollama, NULL },
-	{ "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-	    1, &oxi_dialect_openai, NULL },
-	{ "groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", 1,
-	    &oxi_dialect_openai, NULL },
-	{ "deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", 1,
-	    &oxi_dialect_openai, NULL },
-	{ "mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", 1,
-	    &oxi_dialect_openai, NULL },
-	{ "together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", 1,
-	    &oxi_dialect_openai, NULL },
-	{ "xai", "https://api.x.ai/v1", "XAI_API_KEY", 1,
-	    &oxi_dialect_openai, NULL },
-	{ "lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", 0,
-	    &oxi_dialect_openai, NULL },
-	{ "vllm", "http://localhost:8000/v1", "VLLM_API_KEY", 0,
-	    &oxi_dialect_openai, NULL },
-	{ "llamacpp", "http://localhost:8080/v1", "LLAMA_API_KEY", 0,
-	    &oxi_dialect_openai, NULL },
-	{ NULL, NULL, NULL, 0, NULL, NULL }
-};
 
 struct job {
 	struct oxi_llm_job q;		/* id, model, key, callbacks */
@@ -62,175 +26,6 @@ struct job {
 	void *rd;			/* the dialect's reply reader */
 	struct oxi_ptools *pt;		/* or prompt-guided tools over it */
 };
-
-/* "OXI_" NAME suffix, NAME upper case with '-' as '_' */
-static void
-envname(char *out, size_t len, const char *name, const char *suffix)
-{
-	size_t i;
-
-	snprintf(out, len, "OXI_%s%s", name, suffix);
-	for (i = 4; out[i] && i < 4 + strlen(name); i++)
-		out[i] = out[i] == '-' ? '_' : toupper((unsigned char)out[i]);
-}
-
-static int
-tokenchar(int c)
-{
-	return isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-/*
- * Header lines from v: separated by newlines or by the two characters
- * "\n"; blank ones skipped.  0, or -1 with a reason that never quotes a
- * value.
- */
-static int
-parsehdrs(const char *v, char ***out, const char *var, char *why,
-    size_t len)
-{
-	const char *p = v, *e, *q, *next;
-	char **h = xcalloc(MAXHDRS + 1, sizeof *h);
-	size_t n = 0, k;
-
-	*out = h;
-	for (; *p; p = next) {
-		for (e = p; *e && *e != '\n' && !(e[0] == '\\' && e[1] == 'n');
-		    e++)
-			;
-		next = *e == '\n' ? e + 1 : *e ? e + 2 : e;
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
-		k = e - p;
-		while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' ||
-		    p[k - 1] == '\r'))
-			k--;
-		if (k == 0)
-			continue;
-		for (q = p; q < p + k && tokenchar((unsigned char)*q); q++)
-			;
-		if (q == p || q == p + k || *q != ':') {
-			snprintf(why, len, "%s: header %zu is not"
-			    " \"Name: value\"", var, n + 1);
-			return -1;
-		}
-		for (q++; q < p + k; q++)
-			if ((unsigned char)*q < 0x20 && *q != '\t') {
-				snprintf(why, len, "%s: header %zu holds a"
-				    " control character", var, n + 1);
-				return -1;
-			}
-		if (n == MAXHDRS) {
-			snprintf(why, len, "%s: more than %d headers", var,
-			    MAXHDRS);
-			return -1;
-		}
-		h[n++] = xstrndup(p, k);
-	}
-	return 0;
-}
-
-void
-oxi_llm_target_free(struct oxi_llm_target *t)
-{
-	size_t i;
-
-	if (t->hdrs) {
-		for (i = 0; t->hdrs[i]; i++) {
-			oxi_wipe(t->hdrs[i], strlen(t->hdrs[i]));
-			free(t->hdrs[i]);
-		}
-		free(t->hdrs);
-	}
-	oxi_buf_free(&t->base);
-	memset(t, 0, sizeof *t);
-}
-
-static void
-known(char *out, size_t len)
-{
-	const struct oxi_llm_provider *p;
-	size_t n = 0;
-
-	out[0] = '\0';
-	for (p = oxi_llm_providers; p->name && n < len; p++)
-		n += snprintf(out + n, len - n, "%s%s", n ? ", " : "",
-		    p->name);
-}
-
-int
-oxi_llm_resolve(const char *name, struct oxi_llm_target *t, char *why,
-    size_t len, int *nokey)
-{
-	const struct oxi_llm_provider *p;
-	const char *slash = strchr(name, '/'), *base, *v;
-	char var[80], list[300];
-	size_t n;
-
-	*nokey = 0;
-	memset(t, 0, sizeof *t);
-	if (!slash || slash == name || !slash[1]) {
-		snprintf(why, len, "model '%.80s' is not provider/model,"
-		    " e.g. openai/gpt-4o-mini", name);
-		return -1;
-	}
-	n = slash - name;
-	for (p = oxi_llm_providers; p->name; p++)
-		if (strlen(p->name) == n && memcmp(p->name, name, n) == 0)
-			break;
-	if (!p->name) {
-		known(list, sizeof list);
-		snprintf(why, len, "unknown provider '%.*s' (known: %s)",
-		    (int)(n > 40 ? 40 : n), name, list);
-		return -1;
-	}
-	envname(var, sizeof var, p->name, "_BASE_URL");
-	base = oxi_getenv(var);
-	if (!base && p->baseenv)
-		base = oxi_getenv(p->baseenv);
-	t->p = p;
-	t->model = slash + 1;
-	t->key = p->keyenv ? oxi_getenv(p->keyenv) : NULL;
-	if (!t->key && p->needkey && !base) {
-		snprintf(why, len, "no API key for %s: set %s", p->name,
-		    p->keyenv);
-		*nokey = 1;
-		return -1;
-	}
-	envname(var, sizeof var, p->name, "_TOOLS");
-	if ((v = oxi_getenv(var))) {
-		if (strcmp(v, "prompt") == 0)
-			t->ptools = 1;
-		else if (strcmp(v, "native") != 0) {
-			snprintf(why, len, "%s must be prompt or native", var);
-			return -1;
-		}
-	}
-	envname(var, sizeof var, p->name, "_HEADERS");
-	if (parsehdrs((v = oxi_getenv(var)) ? v : "", &t->hdrs, var, why,
-	    len) < 0) {
-		oxi_llm_target_free(t);
-		return -1;
-	}
-	if (!base)
-		base = p->base;
-	n = strlen(base);
-	while (n > 0 && base[n - 1] == '/')
-		n--;
-	oxi_buf_cat(&t->base, base, n);
-	return 0;
-}
-
-int
-oxi_llm_check(const char *model, char *why, size_t len)
-{
-	struct oxi_llm_target t;
-	int nokey, r;
-
-	r = oxi_llm_resolve(model, &t, why, len, &nokey);
-	oxi_llm_target_free(&t);
-	return r;
-}
 
 /* does s start with an API-key-like token at i? returns its length */
 static size_t
@@ -284,6 +79,7 @@ oxi_llm_job_init(struct oxi_llm_job *q, const char *id, const char *model,
 	q->model = xstrdup(model);
 	q->key = t->key ? xstrdup(t->key) : NULL;
 	q->prov = t->p->name;
+	q->d = t->p->dialect;
 	q->cfg = cfg;
 }
 
@@ -339,6 +135,18 @@ oxi_llm_job_error(const struct oxi_llm_job *q, const char *code,
 	return r;
 }
 
+jv
+oxi_llm_job_fail(const struct oxi_llm_job *q, const char *code, jv r,
+    int retry)
+{
+	jv m = jv_invalid_get_msg(r), e;
+
+	e = oxi_llm_job_error(q, code, jv_string_value(m),
+	    jv_string_length_bytes(jv_copy(m)), retry, -1);
+	jv_free(m);
+	return e;
+}
+
 static const char *
 statuscode(long status)
 {
@@ -364,7 +172,8 @@ oxi_llm_job_httperr(const struct oxi_llm_job *q,
 	switch (res->kind) {
 	case OXI_HTTP_STATUS:
 		code = statuscode(res->status);
-		m = oxi_openai_errmsg(res->body.s, res->body.len);
+		m = (q->d->errmsg ? q->d->errmsg : oxi_llm_errmsg)(res->body.s,
+		    res->body.len);
 		if (jv_is_valid(m))
 			oxi_buf_printf(&b, "HTTP %ld: %s", res->status,
 			    jv_string_value(m));
@@ -398,10 +207,20 @@ oxi_llm_job_httperr(const struct oxi_llm_job *q,
 
 int
 oxi_llm_job_post(const struct oxi_llm_job *q, struct oxi_http_loop *loop,
-    struct oxi_http_req *req, jv s, jv *err)
+    const struct oxi_llm_target *t, const char *accept,
+    struct oxi_http_req *req, jv body, jv *err)
 {
+	struct oxi_buf auth = OXI_BUF_INIT;
+	const char *hdrs[8 + OXI_LLM_MAXHDRS];
 	char msg[256];
+	int r = OXI_LLM_STARTED;
+	jv s = jv_dump_string(body, 0);
 
+	if (t->key)
+		oxi_buf_printf(&auth, q->d->auth, t->key);
+	oxi_llm_headers(hdrs, sizeof hdrs / sizeof hdrs[0], t, auth.s,
+	    accept);
+	req->headers = hdrs;
 	req->body = jv_string_value(s);
 	req->bodylen = jv_string_length_bytes(jv_copy(s));
 	req->connect_ms = q->cfg->connect_ms;
@@ -412,9 +231,14 @@ oxi_llm_job_post(const struct oxi_llm_job *q, struct oxi_http_loop *loop,
 	if (oxi_http_start(loop, req, msg, sizeof msg) < 0) {
 		*err = oxi_llm_job_error(q, "network", msg, strlen(msg), 1,
 		    -1);
-		return OXI_LLM_FAIL;
+		r = OXI_LLM_FAIL;
 	}
-	return OXI_LLM_STARTED;
+	req->headers = NULL;
+	if (auth.s)
+		oxi_wipe(auth.s, auth.cap);
+	oxi_buf_free(&auth);
+	jv_free(s);
+	return r;
 }
 
 static void
@@ -452,7 +276,7 @@ ondone(void *arg, struct oxi_http_res *res)
 	struct job *j = arg;
 	const char *code;
 	int retry;
-	jv r, rec, m;
+	jv r, rec;
 
 	/* trouble after the terminal event (a server that keeps the
 	 * stream open, a reset) does not undo a complete reply */
@@ -476,11 +300,8 @@ ondone(void *arg, struct oxi_http_res *res)
 			rec = jv_object_set(rec, jv_string("model"),
 			    jv_string(j->q.model));
 		} else {
-			m = jv_invalid_get_msg(r);
-			rec = oxi_llm_job_error(&j->q, code ? code : "provider",
-			    jv_string_value(m),
-			    jv_string_length_bytes(jv_copy(m)), retry, -1);
-			jv_free(m);
+			rec = oxi_llm_job_fail(&j->q, code ? code :
+			    "provider", r, retry);
 		}
 	} else
 		rec = oxi_llm_job_httperr(&j->q, res);
@@ -523,20 +344,19 @@ ptools(jv rec, int dflt)
 	return any;
 }
 
-/* the header lines: ours, unless an extra one has the same name */
-static void
-headers(const char **h, size_t max, const struct oxi_llm_target *t,
-    const char *auth, int stream)
+int
+oxi_llm_headers(const char **h, size_t max, const struct oxi_llm_target *t,
+    const char *auth, const char *accept)
 {
+	const struct oxi_llm_dialect *d = t->p->dialect;
 	const char *ours[8];
 	size_t n = 0, k = 0, i, e, len;
 	const char *c;
 
 	ours[k++] = "Content-Type: application/json";
-	ours[k++] = stream ? t->p->dialect->accept : "Accept: application/json";
-	for (i = 0; t->p->dialect->hdrs && t->p->dialect->hdrs[i] && k < 6;
-	    i++)
-		ours[k++] = t->p->dialect->hdrs[i];
+	ours[k++] = accept;
+	for (i = 0; d->hdrs && d->hdrs[i] && k < 6; i++)
+		ours[k++] = d->hdrs[i];
 	if (auth)
 		ours[k++] = auth;
 	for (i = 0; i < k; i++) {
@@ -553,6 +373,7 @@ headers(const char **h, size_t max, const struct oxi_llm_target *t,
 	for (e = 0; t->hdrs[e] && n < max - 1; e++)
 		h[n++] = t->hdrs[e];
 	h[n] = NULL;
+	return (int)n;
 }
 
 int
@@ -561,12 +382,12 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 {
 	struct oxi_http_req req;
 	struct oxi_llm_target t;
-	struct oxi_buf auth = OXI_BUF_INIT, url = OXI_BUF_INIT;
+	struct oxi_buf url = OXI_BUF_INIT;
 	const struct oxi_llm_dialect *d;
-	const char *id, *model, *why, *hdrs[8 + MAXHDRS];
+	const char *id, *model, *why;
 	struct job *j;
 	int stream, n, pt;
-	jv body, s, v;
+	jv body, v;
 
 	id = oxi_msg_peek(rec, "id");
 	if (oxi_msg_check(rec, &why) < 0 || !id) {
@@ -592,9 +413,11 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		oxi_llm_target_free(&t);
 		return OXI_LLM_BAD;
 	}
-	s = jv_dump_string(body, 0);
 	oxi_buf_cat(&url, t.base.s, t.base.len);
-	d->url(&url, &t, stream);
+	if (d->path)
+		oxi_buf_cats(&url, d->path);
+	else
+		d->url(&url, &t, stream);
 
 	j = xcalloc(1, sizeof *j);
 	oxi_llm_job_init(&j->q, id, model, &t, cfg);
@@ -603,23 +426,15 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 		j->pt = oxi_ptools_new(d, stream ? ondelta : NULL, j);
 	else
 		j->rd = d->reader(stream ? ondelta : NULL, j);
-	if (t.key)
-		oxi_buf_printf(&auth, d->auth, t.key);
-	headers(hdrs, sizeof hdrs / sizeof hdrs[0], &t, auth.s, stream);
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
-	req.headers = hdrs;
 	req.data = ondata;
 	req.done = ondone;
 	req.arg = j;
-	if ((n = oxi_llm_job_post(&j->q, loop, &req, s, err)) !=
-	    OXI_LLM_STARTED)
+	if ((n = oxi_llm_job_post(&j->q, loop, &t, stream ? d->accept :
+	    "Accept: application/json", &req, body, err)) != OXI_LLM_STARTED)
 		jobfree(j);
-	if (auth.s)
-		oxi_wipe(auth.s, auth.cap);
-	oxi_buf_free(&auth);
 	oxi_buf_free(&url);
 	oxi_llm_target_free(&t);
-	jv_free(s);
 	return n;
 }

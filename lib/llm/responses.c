@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 
 struct resp {
 	struct oxi_llm_wire w;	/* JSON or event stream */
@@ -316,14 +316,6 @@ fail:
 }
 
 static void
-url(struct oxi_buf *u, const struct oxi_llm_target *t, int stream)
-{
-	(void)t;
-	(void)stream;
-	oxi_buf_cats(u, "/responses");
-}
-
-static void
 usage(struct resp *s, jv u)
 {
 	jv d;
@@ -447,11 +439,11 @@ end(struct resp *s, jv rs, const char *status)
 	s->r.ended = 1;
 }
 
-/* the "output_index" of event e, -1 if it is not a number */
+/* the "output_index" of event e, -1 if it is not an index */
 static long
 outindex(jv e)
 {
-	return (long)oxi_jnum(e, "output_index", -1);
+	return oxi_llm_index(e, "output_index", -1);
 }
 
 /* one event (consumed): 0, or -1 once failed */
@@ -612,7 +604,12 @@ rfree(void *rd)
 }
 
 const struct oxi_llm_dialect oxi_dialect_responses = {
-	"responses", "Authorization: Bearer %s", NULL,
-	"Accept: text/event-stream",
-	body, url, reader, feed, result, complete, rfree
+	.name = "responses",
+	.auth = "Authorization: Bearer %s",
+	.accept = "Accept: text/event-stream",
+	.path = "/responses",
+	.body = body,
+	.reader = reader, .feed = feed, .result = result,
+	.complete = complete, .free = rfree,
+	.embed = &oxi_llm_embed_openai,	/* the same /embeddings */
 };

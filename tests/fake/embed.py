@@ -2,7 +2,7 @@
 """embed.py - a fake embedding server for oxi's tests, three dialects in one
 
 usage: python3 tests/fake/embed.py --port-file FILE [--log FILE]
-           [--status CODE] [--fail-times N]
+           [--headers FILE] [--status CODE] [--fail-times N]
 
 Listens on 127.0.0.1 (a free port, written to --port-file once listening),
 HTTP/1.1 with keep-alive, TCP_NODELAY.  Answers
@@ -19,7 +19,8 @@ The vector of a text is [its length in bytes, the sum of its bytes modulo
 "outputDimensionality" (Gemini) when asked.  A token is 4 bytes, rounded
 up, per text.  --log appends one line per request: "PATH AUTH BODY", where
 AUTH names the credential header sent ("bearer", "goog", "none"), never
-its value.  --status answers every request (the first N with
+its value.  --headers appends one JSON object per request: each header
+name, lower case, with the list of its values.  --status answers every request (the first N with
 --fail-times) with that status and a JSON error; --fail-times alone means
 500.
 """
@@ -73,6 +74,12 @@ class Handler(BaseHTTPRequestHandler):
         auth = ("bearer" if (self.headers.get("Authorization") or "")
                 .startswith("Bearer ") else
                 "goog" if self.headers.get("x-goog-api-key") else "none")
+        if ARGS.headers:
+            hs = {}
+            for k, v in self.headers.items():
+                hs.setdefault(k.lower(), []).append(v)
+            with LOCK, open(ARGS.headers, "a") as f:
+                f.write(json.dumps(hs) + "\n")
         if ARGS.log:
             with LOCK, open(ARGS.log, "ab") as f:
                 f.write(b"%s %s %s\n" % (self.path.encode(), auth.encode(),
@@ -132,6 +139,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log")
+    ap.add_argument("--headers")
     ap.add_argument("--status", type=int)
     ap.add_argument("--fail-times", type=int)
     ARGS = ap.parse_args()

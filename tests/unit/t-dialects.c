@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
 #include "tap.h"
 
 #define U(i, o, r, w, t) "\"usage\":{\"input\":" #i ",\"output\":" #o \
@@ -431,7 +431,7 @@ conformance(const char *dir)
 	    "swiftagent_missingAPIKey_401_body.json", dir);
 	oxi_buf_reset(&f);
 	v = oxi_readfile(path.s, &f, 1 << 20) == 0 ?
-	    oxi_openai_errmsg(f.s, f.len) : jv_invalid();
+	    oxi_llm_errmsg(f.s, f.len) : jv_invalid();
 	is_str(jv_is_valid(v) ? jv_string_value(v) : "(none)",
 	    "Incorrect API key provided: ''. You can find your API key at"
 	    " https://platform.openai.com/account/api-keys.",
@@ -892,8 +892,9 @@ pt_free(void *rd)
 }
 
 static const struct oxi_llm_dialect pt = {
-	"ptools", NULL, NULL, NULL, NULL, NULL, pt_reader, pt_feed, pt_result,
-	pt_complete, pt_free
+	.name = "ptools",
+	.reader = pt_reader, .feed = pt_feed, .result = pt_result,
+	.complete = pt_complete, .free = pt_free,
 };
 
 #define C(text) "data: {\"choices\":[{\"index\":0,\"delta\":" \
@@ -974,6 +975,56 @@ ptools(void)
 	jv_free(b);
 }
 
+/*
+ * Fuzzing found provider numbers converted to integers out of range:
+ * an index, output_index or error code that is not an integer in
+ * [0, INT_MAX] is no index (or no status) at all.  The same texts are
+ * seeds under tests/fuzz/seeds/.
+ */
+#define OOR_ANTHROPIC A_START \
+	A_BSTART(1e300, "{\"type\":\"text\",\"text\":\"hi\"}") \
+	A_DELTA(1e300, "{\"type\":\"text_delta\",\"text\":\" there\"}") \
+	A_BSTOP(1e300) A_END("end_turn")
+#define OOR_OPENAI "data: {\"choices\":[{\"index\":0,\"delta\":" \
+	"{\"tool_calls\":[{\"index\":4294967296,\"id\":\"c1\"," \
+	"\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}," \
+	"\"finish_reason\":null}]}\n\n" \
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":" \
+	"[{\"index\":-1e300,\"function\":{\"arguments\":\"\"}}]}," \
+	"\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n"
+#define OOR_OPENAI_ERR "data: {\"error\":{\"code\":1e300," \
+	"\"message\":\"boom\"}}\n\n"
+#define OOR_RESPONSES R_FC(1e300, "c1", "f") R_ARGS(1e300, "{}") \
+	R_DONE("completed", "")
+#define OOR_EMBED "{\"data\":[{\"index\":4294967296,\"embedding\":[1]}]}"
+static void
+outofrange(void)
+{
+	jv r, tokens = jv_null(), v;
+
+	sstream(&oxi_dialect_anthropic, "anthropic index 1e300", OOR_ANTHROPIC,
+	    "{\"message\":{\"role\":\"assistant\",\"content\":\"hi there\","
+	    "\"tool_calls\":[]},\"stop\":\"end\"," U(112, 42, 100, 7, 0)
+	    "}");
+	sstream(&oxi_dialect_openai, "openai tool call index 2^32, -1e300",
+	    OOR_OPENAI, "{\"message\":{\"role\":\"assistant\",\"content\":null,"
+	    "\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"args\":{}}]},"
+	    "\"stop\":\"tool_use\"," U0 "}");
+	sstream(&oxi_dialect_openai, "openai error code 1e300", OOR_OPENAI_ERR,
+	    "error provider 0: boom");
+	sstream(&oxi_dialect_responses, "responses output_index 1e300",
+	    OOR_RESPONSES,
+	    "{\"message\":{\"role\":\"assistant\",\"content\":null,"
+	    "\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"args\":{}}]},"
+	    "\"stop\":\"tool_use\"," U(20, 6, 8, 0, 2) "}");
+	r = oxi_json_parse(OOR_EMBED, strlen(OOR_EMBED));
+	v = oxi_llm_embed_openai.vectors(r, 1, &tokens);
+	ok(!jv_is_valid(v), "embeddings index 2^32: a bad reply");
+	jv_free(v);
+	jv_free(r);
+	jv_free(tokens);
+}
+
 /* the URL a dialect makes from base "B" */
 static void
 urlis(const struct oxi_llm_dialect *d, const char *model, int stream,
@@ -985,7 +1036,10 @@ urlis(const struct oxi_llm_dialect *d, const char *model, int stream,
 	memset(&t, 0, sizeof t);
 	t.model = model;
 	oxi_buf_cats(&u, "B");
-	d->url(&u, &t, stream);
+	if (d->path)
+		oxi_buf_cats(&u, d->path);
+	else
+		d->url(&u, &t, stream);
 	is_str(u.s, want, "%s url: %s%s", d->name, model,
 	    stream ? "" : ", not streamed");
 	oxi_buf_free(&u);
@@ -1010,7 +1064,7 @@ main(int argc, char **argv)
 		shared = top.s;
 	}
 	plan((int)NCONF * 3 + 2 + NCHECKS + 8 * 3 + 4 + 7 * 3 + 2 +
-	    6 * 3 + 2 + 6 * 3 + 1 + 6 + 6 * 3 + 3);
+	    6 * 3 + 2 + 6 * 3 + 1 + 6 + 6 * 3 + 3 + 4 * 3 + 1);
 
 	if ((dp = opendir(shared))) {
 		closedir(dp);
@@ -1024,6 +1078,7 @@ main(int argc, char **argv)
 	responses();
 	ollama();
 	ptools();
+	outofrange();
 	urlis(&oxi_dialect_ollama, "llama3.2", 1, "B/api/chat");
 	urlis(&oxi_dialect_responses, "o3", 1, "B/responses");
 	urlis(&oxi_dialect_anthropic, "claude-x", 1, "B/messages");

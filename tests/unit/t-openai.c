@@ -13,13 +13,14 @@
 #include <string.h>
 
 #include "oxi.h"
-#include "llm/llm.h"
+#include "llm/dialect.h"
+#include "llm/job.h"
 #include "tap.h"
 
 /* expected results, from reading the recorded files */
 static const struct conf {
 	const char *file;	/* under wire/openai-chat */
-	const char *want;	/* oxi_openai_result(), as JSON */
+	const char *want;	/* the dialect's result(), as JSON */
 } confs[] = {
 	{ "openai-python_content_logprobs.sse",
 	  "{\"message\":{\"role\":\"assistant\",\"content\":\"Foo!\","
@@ -74,16 +75,19 @@ ondelta(void *arg, const char *p, size_t n)
 	oxi_buf_cat(arg, p, n);
 }
 
+/* the dialect under test, driven through its table */
+static const struct oxi_llm_dialect *const dia = &oxi_dialect_openai;
+
 /* sorted compact JSON of a valid result, or "error CODE RETRY: MSG" */
 static char *
-outcome(struct oxi_openai *o)
+outcome(void *o)
 {
 	struct oxi_buf b = OXI_BUF_INIT;
 	const char *code;
 	int retry;
 	jv r, s;
 
-	r = oxi_openai_result(o, &code, &retry);
+	r = dia->result(o, &code, &retry);
 	if (jv_is_valid(r)) {
 		s = jv_dump_string(r, JV_PRINT_SORTED);
 		oxi_buf_cats(&b, jv_string_value(s));
@@ -101,21 +105,21 @@ static char *
 run(const char *s, size_t len, size_t split, size_t step,
     struct oxi_buf *deltas)
 {
-	struct oxi_openai *o = oxi_openai_new(deltas ? ondelta : NULL, deltas);
+	void *o = dia->reader(deltas ? ondelta : NULL, deltas);
 	size_t off, k;
 	char *r;
 
 	if (step) {
 		for (off = 0; off < len; off += k) {
 			k = len - off < step ? len - off : step;
-			oxi_openai_feed(o, s + off, k);
+			dia->feed(o, s + off, k);
 		}
 	} else {
-		oxi_openai_feed(o, s, split);
-		oxi_openai_feed(o, s + split, len - split);
+		dia->feed(o, s, split);
+		dia->feed(o, s + split, len - split);
 	}
 	r = outcome(o);
-	oxi_openai_free(o);
+	dia->free(o);
 	return r;
 }
 
@@ -234,11 +238,14 @@ conformance(const char *dir)
 static void
 body(const char *name, const char *req, const char *want)
 {
+	struct oxi_llm_target t;
 	jv r, b, s;
 	char *w = want[0] == '{' ? norm(want) : xstrdup(want);
 
+	memset(&t, 0, sizeof t);
+	t.model = "m";
 	r = jv_parse(req);
-	b = oxi_openai_body(r, "m");
+	b = dia->body(r, &t);
 	jv_free(r);
 	if (jv_is_valid(b)) {
 		s = jv_dump_string(b, JV_PRINT_SORTED);
@@ -375,15 +382,15 @@ main(int argc, char **argv)
 	body("an unknown role", "{\"messages\":[{\"role\":\"robot\"}]}",
 	    "invalid: messages[0] has an unknown role 'robot'");
 
-	v = oxi_openai_errmsg("{\"error\":{\"message\":\"bad key\"}}", 31);
+	v = oxi_llm_errmsg("{\"error\":{\"message\":\"bad key\"}}", 31);
 	is_str(jv_is_valid(v) ? jv_string_value(v) : NULL, "bad key",
 	    "errmsg: OpenAI error object");
 	jv_free(v);
-	v = oxi_openai_errmsg("{\"error\":\"model not found\"}", 27);
+	v = oxi_llm_errmsg("{\"error\":\"model not found\"}", 27);
 	is_str(jv_is_valid(v) ? jv_string_value(v) : NULL, "model not found",
 	    "errmsg: Ollama error string");
 	jv_free(v);
-	v = oxi_openai_errmsg("<html>", 6);
+	v = oxi_llm_errmsg("<html>", 6);
 	ok(!jv_is_valid(v), "errmsg: not JSON");
 	jv_free(v);
 	oxi_llm_scrub(&b, "Incorrect key sk-test-SECRETSECRET1234 or"
