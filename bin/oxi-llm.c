@@ -18,7 +18,7 @@
  * $OXI_MODEL, else the request's "model").  Failed attempts are retried
  * with backoff, failing providers are cut off by circuit breakers, and
  * every answer carries its usage and cost; budgets refuse requests
- * before anything is sent (lib/llm_ctl.c).  --record appends each
+ * before anything is sent (lib/llm/ctl.c).  --record appends each
  * exchange to a file, --replay answers from one without the network.
  * Diagnostics never hold an API key.
  *

@@ -2,14 +2,14 @@
  * oxi-tool - run tool calls inside a workspace directory
  *
  * Reads oxi(7) records on stdin.  Each tool.call {"id","name","args"} is
- * run with the built-in tools (lib/tool*.c: read_file, write_file,
+ * run with the built-in tools (lib/tool/: read_file, write_file,
  * list_dir, edit_file, glob, grep, shell, web_fetch, web_search,
- * http_request), the files confined to the workspace by lib/ws.c, the
- * web behind the address policy of lib/ssrf.c, and answered on stdout by
+ * http_request), the files confined to the workspace by lib/tool/ws.c, the
+ * web behind the address policy of lib/net/ssrf.c, and answered on stdout by
  * exactly one tool.result with the same "id", a "content" string capped
  * at -o bytes, "is_error", and "taint": the call's taint plus the origin
  * of the content ("workspace", "web:<origin>", ...).  Every call goes
- * through lib/toolmw.c: a time limit, a cache for web_fetch and
+ * through lib/tool/mw.c: a time limit, a cache for web_fetch and
  * web_search, the cap, and with -v one log line.  A
  * tool.call without the keys it needs is answered with an error result
  * (or an error record when it has no id), warned about and dead-lettered.
@@ -18,18 +18,18 @@
  *
  * Besides the built-in tools: plugins, executables of the tool
  * directories (-P, $OXI_TOOL_PATH) described by "FILE --describe" and
- * run with the arguments on stdin (lib/plugin.c); and the tools of the
- * MCP servers of -M or $OXI_MCP_CONFIG, named server__tool (lib/mcp.c).
+ * run with the arguments on stdin (lib/tool/plugin.c); and the tools of the
+ * MCP servers of -M or $OXI_MCP_CONFIG, named server__tool (lib/tool/mcp.c).
  * Both run in the sandbox; their results are tainted "plugin:NAME" and
  * "mcp:SERVER".
  *
  * With -L (--list) it prints the tool definitions as one JSON array, the
  * "tools" of an llm.request, and exits.  With the operand mcp it serves
  * the built-in tools and the plugins to an MCP client on stdin and
- * stdout instead (lib/mcpserve.c), until end of input.
+ * stdout instead (lib/tool/mcpserve.c), until end of input.
  *
  * The shell tool, plugins and MCP servers run in the sandbox of
- * lib/sandbox.c; where no sandbox works they are refused, unless -U
+ * lib/sandbox/; where no sandbox works they are refused, unless -U
  * (unsafe mode) lets them run unconfined with a warning per call.
  *
  * It holds no secret but the key of the web_search backend, if any: run

@@ -147,7 +147,7 @@ jv oxi_llm_thinking(jv msg, const char *dialect);
 /*
  * A reply that is one JSON document or an event stream, told apart by
  * its first byte that is not white space (the readers of
- * llm_anthropic.c, llm_gemini.c and llm_responses.c keep one).
+ * anthropic.c, gemini.c and responses.c keep one).
  */
 enum { OXI_LLM_UNSEEN, OXI_LLM_SSE, OXI_LLM_JSON };
 struct oxi_llm_wire {

@@ -158,7 +158,7 @@ int oxi_ledger_spent(struct oxi_ledger *, const char *session,
     double out[3], const char **err);
 void oxi_ledger_close(struct oxi_ledger *);
 
-/* llm_replay.c: recorded answers (oxi-llm --record) played back */
+/* replay.c: recorded answers (oxi-llm --record) played back */
 #define OXI_REPLAY_KEYLEN	16
 struct oxi_replay;
 /* the key of a request: a hash of its type, model, messages, tools and

@@ -59,24 +59,6 @@ nameok(const char *s)
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
 }
 
-/* a timeout in milliseconds from a variable in seconds, or def */
-static long
-envms(const char *var, long def)
-{
-	const char *v = oxi_getenv(var);
-	char *e;
-	double d;
-
-	if (!v)
-		return def;
-	d = strtod(v, &e);
-	if (*e || !(d > 0) || d > 86400) {
-		oxi_warn("invalid %s '%.32s', using %ld s", var, v, def / 1000);
-		return def;
-	}
-	return (long)(d * 1000);
-}
-
 /* 1 if name is listed in $OXI_PLUGINS_NET (comma or space separated) */
 static int
 netgranted(const char *name)
@@ -318,7 +300,9 @@ prun(void *arg, struct oxi_tool_call *c)
 	argv[0] = p->path;
 	argv[1] = NULL;
 	/* the middleware's deadline (OXI_TOOL_TIMEOUT) may be sooner */
-	ms = envms("OXI_PLUGIN_TIMEOUT", TIMEOUT_MS);
+	if (oxi_env_ms("OXI_PLUGIN_TIMEOUT", TIMEOUT_MS, &ms) < 0)
+		oxi_warn("invalid OXI_PLUGIN_TIMEOUT '%.32s', using %ld s",
+		    oxi_getenv("OXI_PLUGIN_TIMEOUT"), (long)TIMEOUT_MS / 1000);
 	ms = oxi_tool_left(c, ms) < ms ? oxi_tool_left(c, ms) : ms;
 	code = oxi_child_run(&cfg, argv, jv_string_value(s),
 	    (size_t)jv_string_length_bytes(jv_copy(s)), ms, ctx->maxout + 4,

@@ -210,7 +210,7 @@ oxi_sh_parse(struct oxi_sh *sh, const char *line, size_t len)
 	sh->verdict = OXI_SH_DENY;
 	if (len > MAXLINE)
 		return refuse(sh, OXI_SH_DENY, "the command is too long%s", "");
-	if (strlen(line) != len)
+	if (memchr(line, 0, len) != NULL)
 		return refuse(sh, OXI_SH_DENY, "the command holds a NUL "
 		    "byte%s", "");
 	for (i = 0; i <= len; i++) {

@@ -1,5 +1,5 @@
 /*
- * t-dialects.c - the wire dialects of llm.c other than Chat Completions
+ * t-dialects.c - the wire dialects of lib/llm/ other than Chat Completions
  * (Anthropic Messages, Responses, Gemini, Ollama) and prompt-guided
  * tools: request bodies, reply reading, and conformance with the
  * recorded streams in ../shared/wire/{anthropic,openai-responses,gemini}

@@ -1,5 +1,5 @@
 /* t-llmctl.c - backoff, circuit breakers, chains, prices, the ledger and
- * replay keys of llm_ctl.c, llm_cost.c and llm_replay.c */
+ * replay keys of lib/llm/ctl.c, breaker.c, cost.c and replay.c */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
