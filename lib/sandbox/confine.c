@@ -343,9 +343,17 @@ sbx_resolve(const char *prog)
 }
 
 
-/* waits for pid, reaping every other child on the way: its exit code */
 int
-sbx_reap(pid_t pid)
+sbx_code(int st, int wrapper)
+{
+	if (wrapper && WIFEXITED(st) && WEXITSTATUS(st) > 128 &&
+	    WEXITSTATUS(st) < 128 + NSIG)
+		return WEXITSTATUS(st);
+	return oxi_wait_code(st);
+}
+
+int
+sbx_reap(pid_t pid, int wrapper)
 {
 	pid_t w;
 	int st;
@@ -357,11 +365,9 @@ sbx_reap(pid_t pid)
 		if (w < 0)
 			return OXI_EX_TEMP;
 		if (w == pid)
-			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
-			    WEXITSTATUS(st);
+			return sbx_code(st, wrapper);
 	}
 }
-
 
 void
 sbx_confine(struct sbx_job *j, const struct oxi_pipes *p)

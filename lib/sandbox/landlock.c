@@ -216,7 +216,7 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 		/* the parent of the namespace: tells its init, relays */
 		(void)!write(statfd, &pid, sizeof pid);
 		sbx_closefrom(0);
-		_exit(sbx_reap(pid));
+		_exit(sbx_reap(pid, 1));
 	}
 	/* the init of the new pid namespace: its parent is outside, so
 	 * getppid() says 0; it dies with that parent */
@@ -241,7 +241,7 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 		llexec(s, l, exe, argv, envp, tmp, procok, userns, 1, probing);
 	}
 	sbx_closefrom(0);
-	_exit(sbx_reap(pid));
+	_exit(sbx_reap(pid, 0));
 }
 
 static int

@@ -132,9 +132,15 @@ int sbx_writefile(const char *path, const char *s);
  * fds 0 to 2 from pipes (else /dev/null), the status pipe on 3, xfd on
  * 4, no other fd, rlimits; dies OXI_EX_TEMP on failure */
 void sbx_confine(struct sbx_job *, const struct oxi_pipes *);
-/* waits for pid, reaping every other child on the way: its exit code,
- * 128 + n if signal n killed it, as an init relays it */
-int sbx_reap(pid_t pid);
+/*
+ * The exit code of a wait status: oxi_wait_code (128 + n for signal n,
+ * 128 for an exit of 128 or more), but a wrapper's exit of 128 + n (an
+ * init inside that relays: bwrap's, ours in landlock.c) is its word for
+ * signal n inside, and kept.
+ */
+int sbx_code(int status, int wrapper);
+/* waits for pid, reaping every other child on the way: sbx_code */
+int sbx_reap(pid_t pid, int wrapper);
 
 /* seccomp.c: the filter (net: AF_INET and AF_INET6; unixok: AF_UNIX;
  * pidns: setsid and setpgid allowed) */

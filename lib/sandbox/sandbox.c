@@ -49,6 +49,7 @@ struct kid {
 	int pidfd;		/* the sandbox's init or our child, or -1 */
 	char *tmp;		/* a private tmp directory to remove, or NULL */
 	char *cg;		/* a pids cgroup directory to remove, or NULL */
+	int relay;		/* an init relays its exit (sbx_code) */
 };
 static struct kid kids[MAXKIDS];
 
@@ -311,6 +312,7 @@ spawn(const struct sbx_mech *m, const struct oxi_sbx *s, char *const argv[],
 		    0);
 		k->tmp = j.tmp;
 		k->cg = j.cg;
+		k->relay = init > 0;
 	} else {
 		/* more children than we track: no cleanup help for this one */
 		free(j.tmp);
@@ -342,33 +344,25 @@ fail:
 	return -1;
 }
 
-/* the exit code of a wait status; 129 to 255 kept: a signal inside */
+/* waitpid with EINTR retry: the exit code (sbx_code), or -1 */
 static int
-code(int st)
-{
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-/* waitpid with EINTR retry: the exit code, or -1 */
-static int
-sbxwait(pid_t pid)
+sbxwait(pid_t pid, const struct kid *k)
 {
 	int st;
 
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
-	return code(st);
+	return sbx_code(st, k && k->relay);
 }
 
 int
 oxi_sbx_wait(pid_t pid)
 {
-	int code = sbxwait(pid);
+	struct kid *k = kidget(pid, 0);
+	int code = sbxwait(pid, k);
 
-	kidfree(kidget(pid, 0));
+	kidfree(k);
 	return code;
 }
 
@@ -391,7 +385,7 @@ oxi_sbx_kill(pid_t pid)
 		    0);
 		pidfdwait(k->pidfd, 5000);
 	}
-	code = sbxwait(pid);
+	code = sbxwait(pid, k);
 	kidfree(k);
 	return code;
 }
@@ -519,10 +513,8 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 	/* never kill(-pid) once pid is reaped: it may be someone else's */
 	if (res->timed_out)
 		rc = oxi_sbx_kill(pid);
-	else {
-		rc = sbxwait(pid);
-		oxi_sbx_reaped(pid);
-	}
+	else
+		rc = oxi_sbx_wait(pid);
 	if (pfd >= 0)
 		close(pfd);
 	res->code = rc < 0 ? 128 : rc;
