@@ -269,29 +269,16 @@ long long oxi_clock_ms(void);
  * when pgrp is set.  Returns the pid or -1 with errno.
  */
 pid_t oxi_spawn(char *const argv[], int *tochild, int *fromchild, int pgrp);
-/*
- * The pipes to a child's stdin and from its stdout and stderr
- * (close-on-exec), for oxi_spawn and the sandbox.  OXI_PIPE_MERGE sends
- * stderr into the stdout pipe.
- */
+/* a child's stdin, stdout and stderr as pipes (close-on-exec), for
+ * oxi_spawn and the sandbox; MERGE: stderr into the stdout pipe */
 enum { OXI_PIPE_IN = 1, OXI_PIPE_OUT = 2, OXI_PIPE_ERR = 4,
 	OXI_PIPE_MERGE = 8 };
-struct oxi_pipes {
-	int in[2], out[2], err[2];	/* [0] read end, [1] write end, or -1 */
-	int flags;			/* OXI_PIPE_* */
-};
-/* makes the pipes flags asks for: 0, or -1 with errno and none open */
-int oxi_pipes_open(struct oxi_pipes *, int flags);
-/* in the child: its ends onto 0, 1 and 2; an fd with no pipe gets
- * nul[fd] when nul is set and that is >= 0, else stays: 0 or -1 */
-int oxi_pipes_dup(const struct oxi_pipes *, const int nul[3]);
-/* in the parent: closes the child's ends and hands ours to in, out, err */
+struct oxi_pipes { int in[2], out[2], err[2], flags; };	/* -1: no pipe */
+int oxi_pipes_open(struct oxi_pipes *, int flags);	/* 0, or -1: none */
+int oxi_pipes_dup(const struct oxi_pipes *, const int nul[3]);	/* child */
 void oxi_pipes_parent(struct oxi_pipes *, int *in, int *out, int *err);
 void oxi_pipes_close(struct oxi_pipes *);
-/* fork(2) with every signal blocked across it; the child sets every
- * signal (all) or those oxi catches (PIPE TERM INT HUP CHLD) to its
- * default before the mask is restored: fork's result */
-pid_t oxi_fork(int all);
+pid_t oxi_fork(int all);	/* signals blocked across; child: defaults */
 /* the execline mapping of a wait status to an exit code */
 int oxi_wait_code(int status);
 /* waitpid with EINTR retry; returns the exit code as above, or -1 */

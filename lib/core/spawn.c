@@ -11,6 +11,7 @@
 
 #include "oxi.h"
 
+/* makes the pipes flags asks for: 0, or -1 with errno and none open */
 int
 oxi_pipes_open(struct oxi_pipes *p, int flags)
 {
@@ -34,6 +35,8 @@ oxi_pipes_open(struct oxi_pipes *p, int flags)
 	return 0;
 }
 
+/* in the child: its ends onto 0, 1 and 2; an fd with no pipe gets
+ * nul[fd] when nul is set and that is >= 0, else stays: 0 or -1 */
 int
 oxi_pipes_dup(const struct oxi_pipes *p, const int nul[3])
 {
@@ -59,6 +62,7 @@ handout(int end[2], int mine, int *to)
 	end[0] = end[1] = -1;
 }
 
+/* in the parent: closes the child's ends and hands ours to in, out, err */
 void
 oxi_pipes_parent(struct oxi_pipes *p, int *in, int *out, int *err)
 {
@@ -77,6 +81,7 @@ closeboth(int end[2])
 	end[0] = end[1] = -1;
 }
 
+/* closes every end still open */
 void
 oxi_pipes_close(struct oxi_pipes *p)
 {
@@ -85,6 +90,9 @@ oxi_pipes_close(struct oxi_pipes *p)
 	closeboth(p->err);
 }
 
+/* fork(2) with every signal blocked across it; the child sets every
+ * signal (all) or those oxi catches (PIPE TERM INT HUP CHLD) to its
+ * default before the mask is restored: fork's result */
 pid_t
 oxi_fork(int all)
 {
