@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "oxi.h"
+#include "sandbox/sandbox.h"
 
 int
 main(int argc, char *argv[])

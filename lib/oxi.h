@@ -300,6 +300,16 @@ long long oxi_clock_ms(void);
  * when pgrp is set.  Returns the pid or -1 with errno.
  */
 pid_t oxi_spawn(char *const argv[], int *tochild, int *fromchild, int pgrp);
+/* a child's stdin, stdout and stderr as pipes (close-on-exec), for
+ * oxi_spawn and the sandbox; MERGE: stderr into the stdout pipe */
+enum { OXI_PIPE_IN = 1, OXI_PIPE_OUT = 2, OXI_PIPE_ERR = 4,
+	OXI_PIPE_MERGE = 8 };
+struct oxi_pipes { int in[2], out[2], err[2], flags; };	/* -1: no pipe */
+int oxi_pipes_open(struct oxi_pipes *, int flags);	/* 0, or -1: none */
+int oxi_pipes_dup(const struct oxi_pipes *, const int nul[3]);	/* child */
+void oxi_pipes_parent(struct oxi_pipes *, int *in, int *out, int *err);
+void oxi_pipes_close(struct oxi_pipes *);
+pid_t oxi_fork(int all);	/* signals blocked across; child: defaults */
 /* the execline mapping of a wait status to an exit code */
 int oxi_wait_code(int status);
 /* waitpid with EINTR retry; returns the exit code as above, or -1 */

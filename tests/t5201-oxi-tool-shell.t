@@ -13,7 +13,7 @@ if printf '{"type":"tool.call","id":"p","name":"shell","args":{"command":"true"}
 	exit 0
 fi
 
-plan 46
+plan 49
 
 # shell ID ARGS-JSON [TAINT-JSON]: one call
 shell() {
@@ -191,4 +191,18 @@ check 'OXI_SHELL_ALLOW adds a name' 'ok_ which'
 shell cat '{"command":"cat notes.txt"}' | OXI_SHELL_POLICY=open run
 check 'an unknown policy refuses everything' \
 	'grep -q "unknown OXI_SHELL_POLICY" "$TMP/r/cat"'
+# exit codes as execline's wrappers give them: 128 + N for signal N, 128
+# for an exit of 128 or more
+printf 'exit 200\n' >"$WS/e200.sh"
+printf 'kill -9 $$\n' >"$WS/k9.sh"
+{ shell e200 '{"command":"sh e200.sh"}'; shell k9 '{"command":"sh k9.sh"}'; } >"$TMP/in"
+run <"$TMP/in"
+tail -n 1 "$TMP/r/e200" >>"$STORE"
+tail -n 1 "$TMP/r/k9" >>"$STORE"
+run <"$TMP/in"
+check 'an exit of 200 is an error result' 'err_ e200'
+check_grep 'reported as exit code 128, not as a signal' '^\[exit code 128\]$' \
+	"$TMP/r/e200"
+check_grep 'a command killed by a signal says which' \
+	'^\[killed by signal 9\]$' "$TMP/r/k9"
 done_testing

@@ -11,65 +11,139 @@
 
 #include "oxi.h"
 
+/* makes the pipes flags asks for: 0, or -1 with errno and none open */
+int
+oxi_pipes_open(struct oxi_pipes *p, int flags)
+{
+	int e;
+
+	p->in[0] = p->in[1] = p->out[0] = p->out[1] = -1;
+	p->err[0] = p->err[1] = -1;
+	p->flags = flags;
+	if (!(flags & OXI_PIPE_OUT))
+		p->flags &= ~OXI_PIPE_MERGE;
+	if (p->flags & OXI_PIPE_MERGE)
+		p->flags &= ~OXI_PIPE_ERR;
+	if (((p->flags & OXI_PIPE_IN) && pipe2(p->in, O_CLOEXEC) < 0) ||
+	    ((p->flags & OXI_PIPE_OUT) && pipe2(p->out, O_CLOEXEC) < 0) ||
+	    ((p->flags & OXI_PIPE_ERR) && pipe2(p->err, O_CLOEXEC) < 0)) {
+		e = errno;
+		oxi_pipes_close(p);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* in the child: its ends onto 0, 1 and 2; an fd with no pipe gets
+ * nul[fd] when nul is set and that is >= 0, else stays: 0 or -1 */
+int
+oxi_pipes_dup(const struct oxi_pipes *p, const int nul[3])
+{
+	int fd[3], i;
+
+	fd[0] = p->flags & OXI_PIPE_IN ? p->in[0] : nul ? nul[0] : -1;
+	fd[1] = p->flags & OXI_PIPE_OUT ? p->out[1] : nul ? nul[1] : -1;
+	fd[2] = p->flags & OXI_PIPE_MERGE ? p->out[1] : p->flags &
+	    OXI_PIPE_ERR ? p->err[1] : nul ? nul[2] : -1;
+	for (i = 0; i < 3; i++)
+		if (fd[i] >= 0 && dup2(fd[i], i) < 0)
+			return -1;
+	return 0;
+}
+
+static void
+handout(int end[2], int mine, int *to)
+{
+	if (end[0] < 0)
+		return;
+	close(end[!mine]);
+	*to = end[mine];
+	end[0] = end[1] = -1;
+}
+
+/* in the parent: closes the child's ends and hands ours to in, out, err */
+void
+oxi_pipes_parent(struct oxi_pipes *p, int *in, int *out, int *err)
+{
+	handout(p->in, 1, in);
+	handout(p->out, 0, out);
+	handout(p->err, 0, err);
+}
+
+static void
+closeboth(int end[2])
+{
+	if (end[0] >= 0) {
+		close(end[0]);
+		close(end[1]);
+	}
+	end[0] = end[1] = -1;
+}
+
+/* closes every end still open */
+void
+oxi_pipes_close(struct oxi_pipes *p)
+{
+	closeboth(p->in);
+	closeboth(p->out);
+	closeboth(p->err);
+}
+
+/* fork(2) with every signal blocked across it; the child sets every
+ * signal (all) or those oxi catches (PIPE TERM INT HUP CHLD) to its
+ * default before the mask is restored: fork's result */
+pid_t
+oxi_fork(int all)
+{
+	static const int caught[] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP,
+		SIGCHLD, 0 };
+	sigset_t mask, old;
+	pid_t pid;
+	int e, i;
+
+	sigfillset(&mask);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	pid = fork();
+	if (pid == 0) {
+		/* default dispositions first: no handler of ours runs here */
+		for (i = 1; all && i < NSIG; i++)
+			signal(i, SIG_DFL);
+		for (i = 0; !all && caught[i]; i++)
+			signal(caught[i], SIG_DFL);
+	}
+	e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return pid;
+}
+
 pid_t
 oxi_spawn(char *const argv[], int *tochild, int *fromchild, int pgrp)
 {
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, e;
+	struct oxi_pipes p;
 	pid_t pid;
-	sigset_t all, old;
+	int e;
 
-	if (tochild && pipe2(in, O_CLOEXEC) < 0)
+	if (oxi_pipes_open(&p, (tochild ? OXI_PIPE_IN : 0) |
+	    (fromchild ? OXI_PIPE_OUT : 0)) < 0)
 		return -1;
-	if (fromchild && pipe2(out, O_CLOEXEC) < 0) {
+	if ((pid = oxi_fork(0)) < 0) {
 		e = errno;
-		goto fail;
-	}
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	pid = fork();
-	if (pid < 0) {
-		e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		goto fail;
+		oxi_pipes_close(&p);
+		errno = e;
+		return -1;
 	}
 	if (pid == 0) {
-		/* child: default dispositions, then exec */
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (pgrp)
 			setpgid(0, 0);
-		if (tochild && dup2(in[0], 0) < 0)
-			_exit(OXI_EX_TEMP);
-		if (fromchild && dup2(out[1], 1) < 0)
+		if (oxi_pipes_dup(&p, NULL) < 0)
 			_exit(OXI_EX_TEMP);
 		execvp(argv[0], argv);
 		_exit(errno == ENOENT ? OXI_EX_NOENT : OXI_EX_NOEXEC);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (tochild) {
-		close(in[0]);
-		*tochild = in[1];
-	}
-	if (fromchild) {
-		close(out[1]);
-		*fromchild = out[0];
-	}
+	oxi_pipes_parent(&p, tochild, fromchild, NULL);
 	return pid;
-fail:
-	if (in[0] >= 0) {
-		close(in[0]);
-		close(in[1]);
-	}
-	if (out[0] >= 0) {
-		close(out[0]);
-		close(out[1]);
-	}
-	errno = e;
-	return -1;
 }
 
 int

@@ -32,7 +32,7 @@ struct oxi_sbx {
 };
 #define OXI_SBX_INIT	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, NULL }
 struct oxi_sbx_res {
-	int code;		/* exit code as oxi_wait_code; 137 if killed */
+	int code;		/* as oxi_sbx_wait; 137 if killed */
 	int timed_out;		/* killed by the wall clock */
 	size_t total;		/* output bytes made; out holds cap at most */
 };
@@ -51,7 +51,10 @@ const char *oxi_sbx_mechanism(void);
  */
 pid_t oxi_sbx_spawn(const struct oxi_sbx *, char *const argv[], int *in,
     int *out, int *err, char *why, size_t n);
-/* waits for a child of oxi_sbx_spawn; its exit code, or -1 */
+/* waits for a child of oxi_sbx_spawn: its exit code as oxi_wait_code
+ * gives it (128 + n for signal n, 128 for an exit of 128 or more), but
+ * an exit of 128 + n that the sandbox's init relays for signal n inside
+ * is kept; or -1 */
 int oxi_sbx_wait(pid_t);
 /* SIGKILL to the child and everything it started, waits until none is
  * left, reaps it: its exit code (137), or -1 */
