@@ -27,9 +27,13 @@
  * either way the call gets an error result and the server is started
  * again on its next call: at once the first time, then after 1, 2, 4 ...
  * 60 s while it keeps failing.
+ *
+ * This file is the client: the revision agreement, tools/list, the tool
+ * source and the configuration.  The JSON-RPC transport to one server
+ * (its messages, its stdout and stderr, a request and its answer) is
+ * mcprpc.c; what the two share is the private mcp.h.
  */
 #include <sys/types.h>
-#include <sys/wait.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -41,38 +45,17 @@
 
 #include "oxi.h"
 #include "tool/tooldef.h"
+#include "tool/mcp.h"
 
 #define TIMEOUT_MS	60000		/* a request, unless timeout_ms */
 #define DISCOVER_MS	5000		/* server/discover, at most */
-#define MSG_MAX		(32 * 1024 * 1024)	/* a message from a server */
 #define PAGES_MAX	100		/* of tools/list */
 #define BACKOFF_MAX	60000		/* between restarts */
 
 /* the stateless revision, and those of the initialize era we speak */
 
-static const char modern[] = "2026-07-28";
+static const char modern[] = MCP_MODERN;
 static const char *const legacy[] = { "2025-11-25", "2025-06-18", NULL };
-
-enum { RQ_OK, RQ_TIMEOUT, RQ_DEAD };
-
-struct server {
-	char *name;		/* sanitised name from the configuration */
-	char *taint;		/* "mcp:NAME" */
-	char **argv;		/* command and args */
-	jv env;			/* its "env", an object or null */
-	int net;		/* sandbox.network */
-	char **ro;		/* sandbox.ro and the command's directory */
-	long timeout;		/* per request, ms */
-	struct oxi_child c;	/* the process, c.pid -1 when down */
-	struct oxi_buf rd;	/* bytes of stdout not yet a whole line */
-	struct oxi_buf el;	/* a partial line of stderr */
-	int modern;		/* speaks 2026-07-28 */
-	char version[16];	/* the revision agreed */
-	long nextid;		/* of our next request */
-	int fails;		/* starts or calls failed in a row */
-	long long retry;	/* no restart before this clock_ms */
-	int code;		/* exit code once reaped */
-};
 
 struct mtool {
 	char *name;		/* server__tool, sanitised */
@@ -94,298 +77,6 @@ sanitise(char *s)
 		if (!strchr("abcdefghijklmnopqrstuvwxyz"
 		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", *s))
 			*s = '_';
-}
-
-static jv
-meta(void)
-{
-	jv m = jv_object(), info = jv_object();
-
-	info = jv_object_set(info, jv_string("name"), jv_string("oxi"));
-	info = jv_object_set(info, jv_string("version"),
-	    jv_string(OXI_VERSION));
-	m = jv_object_set(m, jv_string("io.modelcontextprotocol/"
-	    "protocolVersion"), jv_string(modern));
-	m = jv_object_set(m, jv_string("io.modelcontextprotocol/clientInfo"),
-	    info);
-	m = jv_object_set(m, jv_string("io.modelcontextprotocol/"
-	    "clientCapabilities"), jv_object());
-	return m;
-}
-
-/* writes a message (consumed) to the server's stdin before end */
-static int
-tell(struct server *s, jv msg, long long end)
-{
-	struct pollfd p;
-	jv str = jv_dump_string(msg, 0);
-	const char *b;
-	size_t len, off = 0;
-	ssize_t w;
-
-	str = jv_string_append_str(str, "\n");
-	b = jv_string_value(str);
-	len = (size_t)jv_string_length_bytes(jv_copy(str));
-	while (off < len) {
-		w = write(s->c.in, b + off, len - off);
-		if (w > 0) {
-			off += w;
-			continue;
-		}
-		if (w < 0 && errno != EAGAIN && errno != EINTR)
-			break;
-		p.fd = s->c.in;
-		p.events = POLLOUT;
-		if (oxi_clock_ms() >= end)
-			break;
-		(void)poll(&p, 1, (int)(end - oxi_clock_ms()));
-	}
-	jv_free(str);
-	return off == len ? 0 : -1;
-}
-
-/* a request's message, with the _meta of 2026-07-28 when modern */
-static jv
-reqmsg(struct server *s, const char *method, jv params, long id)
-{
-	jv m = jv_object();
-
-	if (s->modern) {
-		if (jv_get_kind(params) != JV_KIND_OBJECT) {
-			jv_free(params);
-			params = jv_object();
-		}
-		params = jv_object_set(params, jv_string("_meta"), meta());
-	}
-	m = jv_object_set(m, jv_string("jsonrpc"), jv_string("2.0"));
-	m = jv_object_set(m, jv_string("id"), jv_number(id));
-	m = jv_object_set(m, jv_string("method"), jv_string(method));
-	if (jv_get_kind(params) != JV_KIND_NULL)
-		m = jv_object_set(m, jv_string("params"), params);
-	else
-		jv_free(params);
-	return m;
-}
-
-/* logs whole lines of the server's stderr as debug lines */
-static void
-errlines(struct server *s, int eof)
-{
-	char *nl;
-	size_t n;
-
-	while (s->el.len > 0 && ((nl = memchr(s->el.s, '\n', s->el.len)) ||
-	    eof || s->el.len >= 1024)) {
-		n = nl ? (size_t)(nl - s->el.s) : s->el.len;
-		oxi_debug("mcp '%s': %.*s", s->name, (int)(n < 300 ? n : 300),
-		    s->el.s);
-		oxi_buf_consume(&s->el, nl ? n + 1 : n);
-	}
-}
-
-static void
-readerr(struct server *s)
-{
-	char tmp[4096];
-	ssize_t r;
-
-	while (s->c.err >= 0) {
-		r = read(s->c.err, tmp, sizeof tmp);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		if (r == 0) {
-			errlines(s, 1);
-			close(s->c.err);
-			s->c.err = -1;
-			break;
-		}
-		oxi_buf_cat(&s->el, tmp, (size_t)r);
-		errlines(s, 0);
-	}
-}
-
-/* 1 once pid has exited (not reaped) */
-static int
-gone(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof si);
-	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
-	    si.si_pid == pid;
-}
-
-/* marks the server down: reaped, with its exit code noted */
-static void
-down(struct server *s, long ms)
-{
-	if (s->c.pid <= 0)
-		return;
-	readerr(s);
-	errlines(s, 1);
-	s->code = oxi_child_end(&s->c, ms);
-	oxi_buf_reset(&s->rd);
-	oxi_buf_reset(&s->el);
-}
-
-/* answers a request the server sent us: ping, or "not supported" */
-static void
-serverreq(struct server *s, jv msg, long long end)
-{
-	jv r = jv_object(), m = oxi_jget(msg, "method");
-
-	r = jv_object_set(r, jv_string("jsonrpc"), jv_string("2.0"));
-	r = jv_object_set(r, jv_string("id"), oxi_jget(msg, "id"));
-	jv_free(msg);
-	if (strcmp(jv_string_value(m), "ping") == 0)
-		r = jv_object_set(r, jv_string("result"), jv_object());
-	else {
-		oxi_debug("mcp '%s': request '%.64s' refused", s->name,
-		    jv_string_value(m));
-		r = jv_object_set(r, jv_string("error"), jv_object_set(
-		    jv_object_set(jv_object(), jv_string("code"),
-		    jv_number(-32601)), jv_string("message"),
-		    jv_string("Method not found")));
-	}
-	jv_free(m);
-	(void)tell(s, r, end);
-}
-
-/*
- * Takes the next message of the server's stdout that is buffered: 1 (in
- * *msg), 0 when no whole line is there.  Lines that are not JSON
- * objects are logged and skipped.
- */
-static int
-takemsg(struct server *s, jv *msg)
-{
-	char *nl;
-	size_t n;
-	jv m;
-
-	while (s->rd.len > 0 && (nl = memchr(s->rd.s, '\n', s->rd.len))) {
-		n = nl - s->rd.s;
-		m = oxi_json_parse(s->rd.s, n);
-		oxi_buf_consume(&s->rd, n + 1);
-		if (jv_get_kind(m) == JV_KIND_OBJECT) {
-			*msg = m;
-			return 1;
-		}
-		if (n > 0 && !(n == 1 && s->rd.s[0] == '\r'))
-			oxi_debug("mcp '%s': a line that is not a JSON object "
-			    "ignored", s->name);
-		jv_free(m);
-	}
-	return 0;
-}
-
-/*
- * Sends a request and waits until end for its answer, a JSON-RPC
- * response in *res.  RQ_OK, RQ_TIMEOUT, or RQ_DEAD (the server exited or
- * broke the protocol; it is down then).
- */
-static int
-request(struct server *s, const char *method, jv params, long long end,
-    jv *res)
-{
-	struct pollfd p[2];
-	char tmp[65536];
-	long id = s->nextid++;
-	ssize_t r;
-	int n, kind;
-	jv msg, v;
-
-	*res = jv_null();
-	if (s->c.pid <= 0) {
-		jv_free(params);
-		return RQ_DEAD;
-	}
-	if (tell(s, reqmsg(s, method, params, id), end) < 0) {
-		if (oxi_clock_ms() >= end)
-			return RQ_TIMEOUT;
-		down(s, 1000);
-		return RQ_DEAD;
-	}
-	for (;;) {
-		while (takemsg(s, &msg)) {
-			v = oxi_jget(msg, "method");
-			kind = jv_get_kind(v);
-			jv_free(v);
-			if (kind == JV_KIND_STRING) {
-				if (jv_object_has(jv_copy(msg),
-				    jv_string("id")))
-					serverreq(s, msg, end);
-				else
-					jv_free(msg);
-				continue;
-			}
-			v = oxi_jget(msg, "id");
-			if (jv_get_kind(v) == JV_KIND_NUMBER &&
-			    jv_number_value(v) == (double)id) {
-				jv_free(v);
-				*res = msg;
-				return RQ_OK;
-			}
-			jv_free(v);
-			jv_free(msg);	/* a late answer to an older request */
-		}
-		if (s->rd.len > MSG_MAX) {
-			oxi_warn("mcp server '%s' sent a message over %d MiB, "
-			    "stopped", s->name, MSG_MAX >> 20);
-			down(s, 0);
-			return RQ_DEAD;
-		}
-		if (oxi_clock_ms() >= end)
-			return RQ_TIMEOUT;
-		n = 0;
-		p[n].fd = s->c.out;
-		p[n++].events = POLLIN;
-		if (s->c.err >= 0) {
-			p[n].fd = s->c.err;
-			p[n++].events = POLLIN;
-		}
-		if (poll(p, n, (int)(end - oxi_clock_ms())) < 0) {
-			if (errno == EINTR)
-				continue;
-			down(s, 0);
-			return RQ_DEAD;
-		}
-		if (n > 1 && p[1].revents)
-			readerr(s);
-		if (!p[0].revents)
-			continue;
-		r = read(s->c.out, tmp, sizeof tmp);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r <= 0) {
-			down(s, 1000);
-			return RQ_DEAD;
-		}
-		oxi_buf_cat(&s->rd, tmp, (size_t)r);
-	}
-}
-
-/* the error of a response as one line, or NULL if it has none */
-static const char *
-rpcerr(jv res, char *buf, size_t len)
-{
-	jv e = oxi_jget(res, "error"), m, c;
-
-	if (!jv_is_valid(e) || jv_get_kind(e) == JV_KIND_NULL) {
-		jv_free(e);
-		return NULL;
-	}
-	m = oxi_jget(e, "message");
-	c = oxi_jget(e, "code");
-	jv_free(e);
-	snprintf(buf, len, "error %d: %.200s", jv_get_kind(c) ==
-	    JV_KIND_NUMBER ? (int)jv_number_value(c) : 0,
-	    jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "?");
-	jv_free(m);
-	jv_free(c);
-	return buf;
 }
 
 /* the revision to use from a list of them: modern, a legacy one, or NULL */
@@ -433,12 +124,12 @@ initialize(struct server *s, const char *version, long long end, char *why,
 	p = jv_object_set(p, jv_string("capabilities"), jv_object());
 	p = jv_object_set(p, jv_string("clientInfo"), info);
 	s->modern = 0;
-	if ((r = request(s, "initialize", p, end, &res)) != RQ_OK) {
+	if ((r = mcp_request(s, "initialize", p, end, &res)) != RQ_OK) {
 		snprintf(why, len, "initialize: %s", r == RQ_TIMEOUT ?
 		    "no answer in time" : "the server exited");
 		return -1;
 	}
-	if (rpcerr(res, eb, sizeof eb)) {
+	if (mcp_rpcerr(res, eb, sizeof eb)) {
 		snprintf(why, len, "initialize: %.200s", eb);
 		jv_free(res);
 		return -1;
@@ -463,7 +154,7 @@ initialize(struct server *s, const char *version, long long end, char *why,
 	v = jv_object_set(v, jv_string("jsonrpc"), jv_string("2.0"));
 	v = jv_object_set(v, jv_string("method"),
 	    jv_string("notifications/initialized"));
-	if (tell(s, v, end) < 0) {
+	if (mcp_tell(s, v, end) < 0) {
 		snprintf(why, len, "the server exited");
 		return -1;
 	}
@@ -488,13 +179,13 @@ start(struct server *s, char *why, size_t len)
 	oxi_buf_reset(&s->el);
 	s->modern = 1;
 	end = t0 + (s->timeout < DISCOVER_MS ? s->timeout : DISCOVER_MS);
-	r = request(s, "server/discover", jv_object(), end, &res);
+	r = mcp_request(s, "server/discover", jv_object(), end, &res);
 	if (r == RQ_DEAD) {
 		snprintf(why, len, "exited at start (status %d)", s->code);
 		return -1;
 	}
 	if (r == RQ_OK) {
-		if (!rpcerr(res, eb, sizeof eb)) {
+		if (!mcp_rpcerr(res, eb, sizeof eb)) {
 			e = oxi_jget(res, "result");
 			v = pick(oxi_jget(e, "supportedVersions"));
 			jv_free(e);
@@ -515,7 +206,7 @@ start(struct server *s, char *why, size_t len)
 					    "revision in common");
 					jv_free(e);
 					jv_free(res);
-					down(s, 0);
+					mcp_down(s, 0);
 					return -1;
 				}
 			}
@@ -528,7 +219,7 @@ start(struct server *s, char *why, size_t len)
 		s->modern = 1;
 		snprintf(s->version, sizeof s->version, "%s", modern);
 	} else if (initialize(s, v ? v : legacy[0], end, why, len) < 0) {
-		down(s, 0);
+		mcp_down(s, 0);
 		return -1;
 	}
 	oxi_debug("mcp '%s': revision %s, up in %lld ms", s->name, s->version,
@@ -608,7 +299,7 @@ listtools(struct server *s)
 		else
 			jv_free(cur);
 		cur = jv_null();
-		r = request(s, "tools/list", p, oxi_clock_ms() + s->timeout,
+		r = mcp_request(s, "tools/list", p, oxi_clock_ms() + s->timeout,
 		    &res);
 		if (r != RQ_OK) {
 			oxi_warn("mcp server '%s': tools/list: %s", s->name,
@@ -616,7 +307,7 @@ listtools(struct server *s)
 			    "the server exited");
 			break;
 		}
-		if (rpcerr(res, eb, sizeof eb)) {
+		if (mcp_rpcerr(res, eb, sizeof eb)) {
 			oxi_warn("mcp server '%s': tools/list: %s", s->name,
 			    eb);
 			jv_free(res);
@@ -754,9 +445,9 @@ mrun(void *arg, struct oxi_tool_call *c)
 	(void)arg;
 	if (jv_get_kind(c->args) != JV_KIND_OBJECT)
 		return oxi_tool_fail(c, "arguments must be a JSON object");
-	if (s->c.pid > 0 && gone(s->c.pid)) {
+	if (s->c.pid > 0 && mcp_gone(s->c.pid)) {
 		oxi_debug("mcp '%s': exited while idle", s->name);
-		down(s, 0);	/* it died between calls: start it now */
+		mcp_down(s, 0);	/* it died between calls: start it now */
 	}
 	if (s->c.pid <= 0) {
 		now = oxi_clock_ms();
@@ -777,9 +468,9 @@ mrun(void *arg, struct oxi_tool_call *c)
 	/* the middleware's deadline (OXI_TOOL_TIMEOUT) may be sooner */
 	ms = oxi_tool_left(c, s->timeout) < s->timeout ?
 	    oxi_tool_left(c, s->timeout) : s->timeout;
-	r = request(s, "tools/call", p, oxi_clock_ms() + ms, &res);
+	r = mcp_request(s, "tools/call", p, oxi_clock_ms() + ms, &res);
 	if (r == RQ_TIMEOUT) {
-		down(s, 0);
+		mcp_down(s, 0);
 		failed(s);
 		return oxi_tool_fail(c, "no answer from MCP server "
 		    "'%s' in %ld ms; it was stopped and restarts on a later "
@@ -791,7 +482,7 @@ mrun(void *arg, struct oxi_tool_call *c)
 		    "during the call (status %d); it restarts on a later "
 		    "call", s->name, s->code);
 	}
-	if (rpcerr(res, why, sizeof why)) {
+	if (mcp_rpcerr(res, why, sizeof why)) {
 		jv_free(res);
 		return oxi_tool_fail(c, "%s", why);
 	}
@@ -1082,7 +773,7 @@ waitall(long ms)
 	for (;;) {
 		all = 1;
 		for (i = 0; i < nsrvs; i++)
-			if (srvs[i].c.pid > 0 && !gone(srvs[i].c.pid))
+			if (srvs[i].c.pid > 0 && !mcp_gone(srvs[i].c.pid))
 				all = 0;
 		if (all || oxi_clock_ms() >= end)
 			return all;
@@ -1102,10 +793,10 @@ oxi_mcp_stop(void)
 		}
 	if (!waitall(2000)) {
 		for (i = 0; i < nsrvs; i++)
-			if (srvs[i].c.pid > 0 && !gone(srvs[i].c.pid))
+			if (srvs[i].c.pid > 0 && !mcp_gone(srvs[i].c.pid))
 				(void)kill(-srvs[i].c.pid, SIGTERM);
 		(void)waitall(2000);
 	}
 	for (i = 0; i < nsrvs; i++)
-		down(&srvs[i], 0);
+		mcp_down(&srvs[i], 0);
 }
