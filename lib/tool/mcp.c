@@ -28,6 +28,8 @@
  * again on its next call: at once the first time, then after 1, 2, 4 ...
  * 60 s while it keeps failing.
  */
+#define _GNU_SOURCE
+
 #include <sys/types.h>
 #include <sys/wait.h>
 
