@@ -39,6 +39,8 @@
  * exit: 0 ok, 1 some records rejected, 100 usage or unusable workspace,
  * 111 I/O error or stdout gone.
  */
+#define _GNU_SOURCE
+
 #include <sys/stat.h>
 #include <sys/types.h>
 

@@ -1,4 +1,6 @@
 /* spawn.c - children and coprocesses */
+#define _GNU_SOURCE
+
 #include <sys/types.h>
 #include <sys/wait.h>
 

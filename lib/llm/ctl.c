@@ -25,6 +25,8 @@
  * Every answer gets its usage and cost, booked in the ledger, and a call
  * is refused while a budget is spent (account.c).
  */
+#define _GNU_SOURCE
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

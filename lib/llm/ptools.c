@@ -17,6 +17,8 @@
  * may be the start of "<tool_call>" is held back until the next bytes
  * show what it is, so a block never shows as llm.delta text.
  */
+#define _GNU_SOURCE
+
 #include <stdlib.h>
 #include <string.h>
 

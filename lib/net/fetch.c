@@ -10,6 +10,8 @@
  * each target parsed, checked and pinned again; the caller's headers do
  * not follow a redirect to another origin.
  */
+#define _GNU_SOURCE
+
 #include <sys/socket.h>
 #include <sys/types.h>
 

@@ -12,6 +12,8 @@
  * transfer ends.  Redirects are not followed: a key must not travel to a
  * host the user did not name.
  */
+#define _GNU_SOURCE
+
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>

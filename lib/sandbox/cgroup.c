@@ -4,6 +4,8 @@
  * pids hierarchy) when we may, joined by the child, emptied and removed
  * when the child is reaped
  */
+#define _GNU_SOURCE
+
 #include <sys/stat.h>
 #include <sys/types.h>
 

@@ -9,6 +9,8 @@
  * (the secrets, and every entry others may not read) and, for Landlock,
  * what may be read.
  */
+#define _GNU_SOURCE
+
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>

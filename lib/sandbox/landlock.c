@@ -10,6 +10,8 @@
  * the workspace and a private tmp, no TCP (ABI 4), no signals or
  * abstract sockets outside (ABI 6), and the seccomp filter.
  */
+#define _GNU_SOURCE
+
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>

@@ -12,6 +12,8 @@
  * with everything it started: its process group, and through a pidfd
  * the init of its pid namespace, whose death empties the namespace.
  */
+#define _GNU_SOURCE
+
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>

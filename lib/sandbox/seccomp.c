@@ -12,6 +12,8 @@
  * leaves no survivor.  Landlock loads it in the child; bubblewrap reads
  * it from a pipe (--seccomp).
  */
+#define _GNU_SOURCE
+
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>

@@ -11,6 +11,8 @@
  * that hits one fails the whole call (fail closed, never a silent "no
  * match").
  */
+#define _GNU_SOURCE
+
 #include <sys/stat.h>
 #include <sys/types.h>
 

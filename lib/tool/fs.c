@@ -7,6 +7,8 @@
  * asked; write_file replaces a file atomically (a temporary file, fsync,
  * rename), keeping its mode, and never through a symbolic link.
  */
+#define _GNU_SOURCE
+
 #include <sys/stat.h>
 #include <sys/types.h>
 

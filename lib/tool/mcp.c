@@ -33,6 +33,8 @@
  * (its messages, its stdout and stderr, a request and its answer) is
  * mcprpc.c; what the two share is the private mcp.h.
  */
+#define _GNU_SOURCE
+
 #include <sys/types.h>
 
 #include <errno.h>

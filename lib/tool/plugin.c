@@ -10,6 +10,8 @@
  * (child.c), in its own session and process group, with the workspace
  * as its directory, under a timeout that kills the whole group.
  */
+#define _GNU_SOURCE
+
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>

@@ -21,6 +21,8 @@
  * options with attached arguments, and long options abbreviated to any
  * prefix, so "--compress-p" is "--compress-program".
  */
+#define _GNU_SOURCE
+
 #include <sys/stat.h>
 #include <sys/types.h>
 

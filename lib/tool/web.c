@@ -7,6 +7,8 @@
  * tainted "web:<origin>", the origin that gave the content.  Both run
  * within the call's deadline (mw.c).  web_search is in search.c.
  */
+#define _GNU_SOURCE
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,8 @@
  * symbolic link gives ELOOP.  Both ways hold against races, since no path
  * is ever resolved twice.
  */
+#define _GNU_SOURCE
+
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>

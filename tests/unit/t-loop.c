@@ -1,4 +1,6 @@
 /* t-loop.c - the turn engine with an in-memory io and a ":memory:" history */
+#define _GNU_SOURCE
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
