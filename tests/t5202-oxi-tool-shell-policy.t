@@ -121,7 +121,7 @@ for i, line in enumerate(open(sys.argv[1], encoding="utf-8")):
 PY
 N=$(wc -l <"$TMP/cases")
 
-plan 6
+plan 9
 
 check_exit 'oxi-tool answers every case and exits 0' 0 \
 	'oxi-tool -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err"'
@@ -144,4 +144,26 @@ check 'nothing ran: no file named pwned' '[ ! -e "$WS/pwned" ] && [ ! -e pwned ]
 check 'nothing ran: no archive made' '[ ! -e "$WS/x.tar" ]'
 check_nogrep 'and no approval is offered for what no shell would do' \
 	'refused: .*adding this line' "$TMP/out"
+
+# sed's guard, whatever its operands: a script file and an operand named
+# like the guard
+printf '1e touch pwned\n' >"$WS/--sandbox"
+python3 - >"$TMP/sed.in" <<'PY'
+import json
+for i, cmd in enumerate(["sed -f --sandbox notes.txt",
+                         "sed '1e touch pwned' -- --sandbox",
+                         "sed -n -f --sandbox -- --sandbox",
+                         "sed -e '1e touch pwned' --expression --sandbox",
+                         "sed -i s/a/pwned/ notes.txt",
+                         "sed -n p notes.txt"]):
+    print(json.dumps({"type": "tool.call", "id": "s%d" % i, "name": "shell",
+                      "args": {"command": cmd}}))
+PY
+oxi-tool -w "$WS" <"$TMP/sed.in" >"$TMP/sed.out" 2>"$TMP/sed.err"
+check 'sed: no e command, whatever is named --sandbox' \
+	'[ ! -e "$WS/pwned" ] && [ ! -e pwned ]'
+check 'sed -i is held, the file is unchanged' \
+	'grep "\"s4\"" "$TMP/sed.out" | grep -q "needs approval" &&
+	! grep -q pwned "$WS/notes.txt"'
+check 'sed still runs' 'grep "\"s5\"" "$TMP/sed.out" | grep -q "b\\\\na"'
 done_testing

@@ -104,8 +104,8 @@ static const struct rule rules[] = {
 	  "check-chars", "", uniqcheck },
 	{ "find", K_RUN, NULL, "", "", "", "", findcheck },
 	{ "jq", K_RUN, NULL, "", "", "", "", jqcheck },
-	{ "sed", K_RUN, NULL, "efl", "", "expression file line-length", "",
-	  sedcheck },
+	{ "sed", K_RUN, NULL, "efl", "i", "expression file line-length",
+	  "in-place", sedcheck },
 	{ "awk mawk gawk nawk original-awk", K_RUN, NULL, "", "", "", "",
 	  awkcheck },
 
@@ -509,14 +509,16 @@ static int
 sedcheck(struct oxi_sh *sh, char *why, size_t n)
 {
 	const struct rule *r = rulefor("sed");
-	int nop, v, i;
+	int nop, v;
 
 	if ((v = options(sh, r, why, n, &nop)) != K_RUN)
 		return v;
-	for (i = 1; i < sh->argc; i++)
-		if (strcmp(sh->argv[i], "--sandbox") == 0)
-			return K_RUN;
-	/* GNU sed --sandbox refuses the e, w and r commands */
+	/*
+	 * GNU sed --sandbox refuses the e, w and r commands.  It goes first,
+	 * always: a "--sandbox" elsewhere may be an operand (after "--") or
+	 * the argument of -f or -e, and first no word can take it as its
+	 * argument, while nothing after it turns it off.
+	 */
 	sh->argv = xrealloc(sh->argv, (sh->argc + 2) * sizeof *sh->argv);
 	memmove(sh->argv + 2, sh->argv + 1, sh->argc * sizeof *sh->argv);
 	sh->argv[1] = xstrdup("--sandbox");

@@ -41,6 +41,10 @@ static const char *const bad[] = {
 	"date -s 2020-01-01", "date --set=2020-01-01", "date --se 2020",
 	"shuf -o /etc/x x", "shuf --random-source=/dev/zero x",
 	"file -C -m x", "tree -o /etc/x", "tree -R -H . -L 1", "uniq in out",
+	/* sed writing files in place */
+	"sed -i s/a/b/ x", "sed -ni p x", "sed -i.bak p x", "sed -si p x",
+	"sed --in-place p x", "sed --in-place=.bak p x", "sed --in p x",
+	"sed -n -e p -i x", "sed p x -i",
 	/* chaining */
 	"ls && curl http://x", "ls; id", "ls | sh", "ls || id", "ls & id",
 	"ls &", "ls;id", "ls|sh", "ls\nid", "ls\rid",
@@ -112,6 +116,16 @@ static const char *const good[] = {
 	"echo {}", "echo a!b", "echo caf\xc3\xa9", NULL
 };
 
+/* sed words that equal its guard, or could be read as options */
+static const char *const sedcases[] = {
+	"sed -f --sandbox x", "sed '1e id' -- --sandbox",
+	"sed -e '1e id' -- --sandbox", "sed -e --sandbox x",
+	"sed --expression --sandbox x", "sed --file --sandbox x",
+	"sed -n -f --sandbox", "sed -s -f --sandbox -- --sandbox",
+	"sed --sandbox -e p x", "sed -e p x --sandbox", "sed --sand p x",
+	"sed -l --sandbox p x", "sed -- --sandbox", NULL
+};
+
 /* the case, on one line */
 static const char *
 show(const char *s)
@@ -142,13 +156,15 @@ main(void)
 	struct oxi_sh sh;
 	char dir[] = "/tmp/t-shpolicy.XXXXXX", path[512], *line, *line2;
 	FILE *f;
-	int i, n = 0, nbad, ngood, v;
+	int i, n = 0, nbad, ngood, nsed, v;
 
 	for (nbad = 0; bad[nbad]; nbad++)
 		;
 	for (ngood = 0; good[ngood]; ngood++)
 		;
-	plan(nbad + ngood + 19);
+	for (nsed = 0; sedcases[nsed]; nsed++)
+		;
+	plan(nbad + ngood + nsed + 19);
 	unsetenv("OXI_SHELL_POLICY");
 	unsetenv("OXI_SHELL_ALLOW");
 	unsetenv("OXI_SHELL_DENY");
@@ -201,6 +217,17 @@ main(void)
 	is_int(oxi_sh_check(&sh), OXI_SH_ALLOW, "sed runs");
 	is_str(sh.argv[1], "--sandbox", "sed gets --sandbox (no e, w, r)");
 	oxi_sh_free(&sh);
+
+	/* the guard holds whatever the operands and option arguments */
+	for (i = 0; sedcases[i]; i++) {
+		parse(&sh, sedcases[i]);
+		v = oxi_sh_check(&sh);
+		ok(v != OXI_SH_ALLOW || (sh.argc > 1 &&
+		    strcmp(sh.argv[1], "--sandbox") == 0), "sed guard first: "
+		    "%s -> %s", sedcases[i], v != OXI_SH_ALLOW ? "held" :
+		    sh.argv[1]);
+		oxi_sh_free(&sh);
+	}
 
 	/* python3 resolves to its versioned file, still held */
 	parse(&sh, "python3 -c 'print(1)'");
