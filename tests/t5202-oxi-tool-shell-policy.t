@@ -104,6 +104,9 @@ dd if=notes.txt of=pwned
 tee pwned
 cp notes.txt pwned
 touch pwned
+diff3 --diff-program='touch pwned' notes.txt notes.txt notes.txt
+diff3 --diff-p=touch notes.txt notes.txt pwned
+sdiff --diff-program='touch pwned' notes.txt notes.txt
 ⅼs
 lѕ
 ｌｓ

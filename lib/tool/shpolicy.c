@@ -139,7 +139,7 @@ static const struct rule rules[] = {
 	  "cargo go gcc cc c++ g++ clang ld as docker podman kubectl "
 	  "systemctl crontab at batch mail sendmail tee dd cp mv rm ln chmod "
 	  "chown touch mkdir rmdir install truncate shred split csplit patch "
-	  "openssl gpg ssh-keygen xxd", K_ASK, "can run other programs, reach "
+	  "openssl gpg ssh-keygen xxd diff3 sdiff", K_ASK, "can run other programs, reach "
 	  "the network or change files", NULL, NULL, NULL, NULL, NULL },
 	{ NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL }
 };
@@ -361,7 +361,27 @@ rulefor(const char *name)
 	return NULL;
 }
 
-/* python3.11 -> python3 -> python: the rule of a versioned name */
+/* 1 if s is a version: an optional - or . then digits and dots */
+static int
+isversion(const char *s)
+{
+	if (*s == '-' || *s == '.')
+		s++;
+	if (*s < '0' || *s > '9')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' &&
+		    s[1] <= '9')))
+			return 0;
+	return 1;
+}
+
+/*
+ * python3.11 -> python3, gcc-12 -> gcc: the rule of a versioned name.
+ * The name with its version dropped may be another program (diff3 is
+ * not diff), so a version only ever brings a rule that holds or refuses:
+ * the rules that let a command run are for their exact names.
+ */
 static const struct rule *
 rulever(const char *name)
 {
@@ -372,10 +392,11 @@ rulever(const char *name)
 	if ((r = rulefor(name)))
 		return r;
 	snprintf(buf, sizeof buf, "%s", name);
-	for (n = strlen(buf); n > 1 && (strchr("0123456789.-", buf[n - 1]));
-	    ) {
-		buf[--n] = '\0';
-		if ((r = rulefor(buf)))
+	for (n = strlen(buf) - 1; n > 0; n--) {
+		if (!isversion(name + n))
+			continue;
+		buf[n] = '\0';
+		if ((r = rulefor(buf)) && r->kind != K_RUN)
 			return r;
 	}
 	return NULL;

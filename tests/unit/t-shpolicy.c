@@ -6,6 +6,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,10 @@ static const char *const sedcases[] = {
 	"sed -l --sandbox p x", "sed -- --sandbox", NULL
 };
 
+static const char *const sysdirs[] = {
+	"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", NULL
+};
+
 /* the case, on one line */
 static const char *
 show(const char *s)
@@ -156,7 +161,10 @@ main(void)
 	struct oxi_sh sh;
 	char dir[] = "/tmp/t-shpolicy.XXXXXX", path[512], *line, *line2;
 	FILE *f;
-	int i, n = 0, nbad, ngood, nsed, v;
+	struct dirent *de;
+	DIR *d;
+	size_t n;
+	int i, nbad, ngood, nsed, nver, nheld, v;
 
 	for (nbad = 0; bad[nbad]; nbad++)
 		;
@@ -164,7 +172,7 @@ main(void)
 		;
 	for (nsed = 0; sedcases[nsed]; nsed++)
 		;
-	plan(nbad + ngood + nsed + 19);
+	plan(nbad + ngood + nsed + 21);
 	unsetenv("OXI_SHELL_POLICY");
 	unsetenv("OXI_SHELL_ALLOW");
 	unsetenv("OXI_SHELL_DENY");
@@ -229,6 +237,40 @@ main(void)
 		oxi_sh_free(&sh);
 	}
 
+	/*
+	 * a version suffix never makes another program run: every command
+	 * of the system directories whose name ends in a digit (diff3,
+	 * python3.11, gcc-12) is held or refused, but base32 and base64
+	 */
+	nver = nheld = 0;
+	for (i = 0; sysdirs[i]; i++) {
+		if (!(d = opendir(sysdirs[i])))
+			continue;
+		while ((de = readdir(d))) {
+			n = strlen(de->d_name);
+			if (n == 0 || de->d_name[n - 1] < '0' ||
+			    de->d_name[n - 1] > '9' ||
+			    strcmp(de->d_name, "base32") == 0 ||
+			    strcmp(de->d_name, "base64") == 0)
+				continue;
+			snprintf(path, sizeof path, "%s --diff-program=id x y z",
+			    de->d_name);
+			parse(&sh, path);
+			nver++;
+			if (sh.argc == 0 || oxi_sh_check(&sh) != OXI_SH_ALLOW)
+				nheld++;
+			else
+				printf("# runs: %s (%s)\n", path, sh.real);
+			oxi_sh_free(&sh);
+		}
+		closedir(d);
+	}
+	is_int(nheld, nver, "every versioned name is held (%d)", nver);
+	parse(&sh, "diff3 --diff-program=id a b c");
+	v = oxi_sh_check(&sh);
+	ok(v == OXI_SH_ASK || v == OXI_SH_DENY, "diff3 is held: %s", sh.why);
+	oxi_sh_free(&sh);
+
 	/* python3 resolves to its versioned file, still held */
 	parse(&sh, "python3 -c 'print(1)'");
 	v = oxi_sh_check(&sh);
@@ -268,7 +310,7 @@ main(void)
 	free(line);
 	free(line2);
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
-	n = system(path);
-	(void)n;
+	v = system(path);
+	(void)v;
 	return done();
 }
