@@ -904,33 +904,70 @@ done:
 	return found;
 }
 
+/* path with its directory resolved, and itself if a link: 0 or -1 */
+static int
+resolve(const char *path, char *out, size_t n)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 :
+	    path;
+	struct stat st;
+
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 :
+	    1, slash ? path : ".");
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
+	    !realpath(dir, real) || (size_t)snprintf(out, n, "%s/%s",
+	    strcmp(real, "/") ? real : "", base) >= n)
+		return -1;
+	if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode))
+		return realpath(out, real) && (size_t)snprintf(out, n, "%s",
+		    real) < n ? 0 : -1;
+	return 0;
+}
+
+/* 1 if path is ws (resolved) or inside it */
+static int
+within(const char *path, const char *ws)
+{
+	size_t n = strlen(ws);
+
+	return !strcmp(ws, "/") || (!strncmp(path, ws, n) &&
+	    (path[n] == '/' || path[n] == '\0'));
+}
+
+/*
+ * A store the sandboxed commands could write approves nothing: the store
+ * and its -once file, resolved, must lie outside the resolved workspace.
+ */
 int
 oxi_sh_approved(const char *line, const char *ws)
 {
-	char once[PATH_MAX], *want, real[PATH_MAX];
+	char once[PATH_MAX], *want, real[PATH_MAX] = "", st[PATH_MAX];
+	char st1[PATH_MAX];
 	const char *store = oxi_sh_store();
-	size_t n;
 	int r;
 
-	if (!store)
+	if (!store || (size_t)snprintf(once, sizeof once, "%s-once", store) >=
+	    sizeof once)
 		return 0;
-	if (ws && realpath(ws, real)) {
-		n = strlen(real);
-		/* a store the sandboxed commands could write approves
-		 * nothing */
-		if (strncmp(store, real, n) == 0 && (store[n] == '/' ||
-		    store[n] == '\0')) {
-			oxi_warn("shell: approval store '%s' is inside the "
-			    "workspace, ignored", store);
-			return 0;
-		}
+	if (resolve(store, st, sizeof st) < 0 ||
+	    resolve(once, st1, sizeof st1) < 0) {
+		oxi_warn("shell: approval store '%s' cannot be resolved, "
+		    "ignored", store);
+		return 0;
+	}
+	if (ws && (!realpath(ws, real) || within(st, real) ||
+	    within(st1, real))) {
+		oxi_warn("shell: approval store '%s' is inside the workspace, "
+		    "ignored%s", store, *real ? "" : " (which cannot be "
+		    "resolved)");
+		return 0;
 	}
 	if (!(want = canon(line, strlen(line))))
 		return 0;
-	r = lookup(store, want, 0);
-	if (!r && (size_t)snprintf(once, sizeof once, "%s-once", store) <
-	    sizeof once)
-		r = lookup(once, want, 1);
+	r = lookup(st, want, 0);
+	if (!r)
+		r = lookup(st1, want, 1);
 	free(want);
 	return r;
 }

@@ -127,6 +127,13 @@ static const char *const sedcases[] = {
 	"sed -l --sandbox p x", "sed -- --sandbox", NULL
 };
 
+/* spellings of a store inside the workspace %s/ws */
+static const char *const inws[] = {
+	"%s/link/approved", "%s/./ws/approved", "%s//ws/approved",
+	"%s/ws/../ws/approved", "%s/ws/./approved", "%s/link/../ws/approved",
+	"%s/ws/", "%s/ws", NULL
+};
+
 static const char *const sysdirs[] = {
 	"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", NULL
 };
@@ -159,12 +166,13 @@ int
 main(void)
 {
 	struct oxi_sh sh;
-	char dir[] = "/tmp/t-shpolicy.XXXXXX", path[512], *line, *line2;
+	char dir[] = "/tmp/t-shpolicy.XXXXXX", path[512], ws[512], *line;
+	char *line2;
 	FILE *f;
 	struct dirent *de;
 	DIR *d;
 	size_t n;
-	int i, nbad, ngood, nsed, nver, nheld, v;
+	int i, nbad, ngood, nsed, ninws, nver, nheld, v;
 
 	for (nbad = 0; bad[nbad]; nbad++)
 		;
@@ -172,7 +180,9 @@ main(void)
 		;
 	for (nsed = 0; sedcases[nsed]; nsed++)
 		;
-	plan(nbad + ngood + nsed + 21);
+	for (ninws = 0; inws[ninws]; ninws++)
+		;
+	plan(nbad + ngood + nsed + ninws + 29);
 	unsetenv("OXI_SHELL_POLICY");
 	unsetenv("OXI_SHELL_ALLOW");
 	unsetenv("OXI_SHELL_DENY");
@@ -307,6 +317,64 @@ main(void)
 	is_int(oxi_sh_approved(line2, NULL), 0, "once");
 	is_int(oxi_sh_approved(line, dir), 0, "a store inside the workspace "
 	    "approves nothing");
+
+	/* the same store, however the paths spell it */
+	snprintf(ws, sizeof ws, "%s/ws", dir);
+	mkdir(ws, 0700);
+	snprintf(path, sizeof path, "%s/ws/approved", dir);
+	f = fopen(path, "w");
+	fprintf(f, "%s\n", line);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/link", dir);
+	if (symlink("ws", path) < 0)
+		return 1;
+	snprintf(path, sizeof path, "%s/approved", dir);
+	setenv("OXI_SHELL_APPROVED", path, 1);
+	is_int(oxi_sh_approved(line, ws), 1, "a store beside the workspace "
+	    "approves");
+	for (i = 0; inws[i]; i++) {
+		snprintf(path, sizeof path, inws[i], dir);
+		setenv("OXI_SHELL_APPROVED", path, 1);
+		is_int(oxi_sh_approved(line, ws), 0, "a store inside the "
+		    "workspace approves nothing: %s", inws[i]);
+	}
+	snprintf(path, sizeof path, "%s/link", dir);
+	is_int(oxi_sh_approved(line, path), 0, "nor through a workspace "
+	    "given by a link");
+	/* a store, or its -once file, that is a link into the workspace */
+	snprintf(path, sizeof path, "%s/ws/approved", dir);
+	snprintf(ws, sizeof ws, "%s/st", dir);
+	if (symlink(path, ws) < 0)
+		return 1;
+	setenv("OXI_SHELL_APPROVED", ws, 1);
+	snprintf(ws, sizeof ws, "%s/ws", dir);
+	is_int(oxi_sh_approved(line, ws), 0, "a store linked into the "
+	    "workspace approves nothing");
+	snprintf(ws, sizeof ws, "%s/st2-once", dir);
+	if (symlink(path, ws) < 0)
+		return 1;
+	snprintf(ws, sizeof ws, "%s/st2", dir);
+	setenv("OXI_SHELL_APPROVED", ws, 1);
+	snprintf(ws, sizeof ws, "%s/ws", dir);
+	is_int(oxi_sh_approved(line, ws), 0, "a -once file linked into the "
+	    "workspace approves nothing");
+	snprintf(path, sizeof path, "%s/nodir/approved", dir);
+	setenv("OXI_SHELL_APPROVED", path, 1);
+	is_int(oxi_sh_approved(line, ws), 0, "a store whose directory "
+	    "cannot be resolved approves nothing");
+	snprintf(path, sizeof path, "%s/nows", dir);
+	snprintf(ws, sizeof ws, "%s/approved", dir);
+	setenv("OXI_SHELL_APPROVED", ws, 1);
+	is_int(oxi_sh_approved(line, path), 0, "nor with a workspace that "
+	    "cannot be resolved");
+	if (chdir(dir) < 0)
+		return 1;
+	setenv("OXI_SHELL_APPROVED", "ws/approved", 1);
+	snprintf(ws, sizeof ws, "%s/ws", dir);
+	is_int(oxi_sh_approved(line, ws), 0, "nor a relative store in it");
+	setenv("OXI_SHELL_APPROVED", "./ws/approved", 1);
+	is_int(oxi_sh_approved(line, "ws"), 0, "nor a store in a relative "
+	    "workspace");
 	free(line);
 	free(line2);
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
