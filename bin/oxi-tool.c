@@ -289,6 +289,7 @@ main(int argc, char *argv[])
 	if (!realpath(dir, wsabs))
 		oxi_diesys(oxi_errtemp(errno), "unable to resolve workspace "
 		    "'%s'", dir);
+	oxi_shell_mode();	/* its warnings, at start */
 	if (mflag)
 		serve(wsabs, maxline);
 	extras(wsabs, 1);

@@ -5,7 +5,7 @@
 # bubblewrap is refused, or passed over for Landlock.
 cd "${0%/*}" && . ./lib.sh
 
-plan 16
+plan 17
 
 WS=$TMP/ws
 mkdir -p "$WS"
@@ -32,7 +32,10 @@ check_exit '-U: exit 0' 0 \
 	 _rc=$?; nocalls "$TMP/err"; exit $_rc'
 check_grep '-U: the command runs' '"content":"hello\\n\[exit code 0\]"' \
 	"$TMP/out"
-check_lines '-U: one warning per call' 2 "$TMP/err"
+check_lines '-U: one warning at start, one per call' 3 "$TMP/err"
+check_grep '-U: the shell tool is forced to the strict policy, said at start' \
+	'^oxi-tool: warning: shell: no sandbox works and unsafe mode is on.*strict' \
+	"$TMP/err"
 check_grep '-U: saying it runs unconfined' \
 	'^oxi-tool: warning: sandbox: unsafe mode: running .*unconfined' \
 	"$TMP/err"
@@ -51,8 +54,8 @@ check_grep 'refuses: only bwrap was allowed' 'no sandbox works here' \
 	"$TMP/out"
 if OXI_SANDBOX=landlock oxi-tool -w "$WS" <"$TMP/in" 2>/dev/null |
     grep -q 'no sandbox works'; then
-	echo "ok 15 # SKIP no Landlock or seccomp here"
 	echo "ok 16 # SKIP no Landlock or seccomp here"
+	echo "ok 17 # SKIP no Landlock or seccomp here"
 	exit 0
 fi
 check 'auto with a broken bwrap: Landlock runs it' '

@@ -3,6 +3,9 @@
 # timeout, cap), the binary looked up in the system directories only, and
 # approvals bound to the exact argv, binary and cwd
 cd "${0%/*}" && . ./lib.sh
+# the argv policy: the strict mode (t5203 tests the default, sh -c in the
+# sandbox)
+export OXI_SHELL_POLICY=strict
 
 WS=$TMP/ws
 mkdir -p "$WS/sub" "$OXI_CONFIG_DIR"
@@ -45,7 +48,7 @@ check '--list has shell with its schema' '
 import json, sys
 t = {x[\"name\"]: x for x in json.load(sys.stdin)}[\"shell\"]
 p = t[\"parameters\"]
-assert sorted(p[\"properties\"]) == [\"command\", \"cwd\", \"timeout\"], p
+assert sorted(p[\"properties\"]) == [\"command\", \"cwd\", \"network\", \"timeout\"], p
 assert p[\"required\"] == [\"command\"], p
 assert p[\"properties\"][\"timeout\"][\"type\"] == \"integer\", p
 assert \"sandbox\" in t[\"description\"], t

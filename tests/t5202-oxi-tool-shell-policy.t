@@ -4,6 +4,8 @@
 # the tool, and none of them runs: each would leave a file named pwned in
 # the workspace (or read a secret) if it did
 cd "${0%/*}" && . ./lib.sh
+# the argv policy: the strict mode
+export OXI_SHELL_POLICY=strict
 
 WS=$TMP/ws
 mkdir -p "$WS"

@@ -1,18 +1,24 @@
 /*
- * shell.c - built-in tools: the shell tool, run in the sandbox under
- * the shell policy
+ * shell.c - built-in tools: the shell tool, run in the sandbox
  *
- * shell {command, timeout?, cwd?}: the command line is split into words
- * by shpolicy.c (no shell ever reads it), judged by the policy, and the
- * words run with execve(2) in the sandbox of sandbox.c: no network, the
- * workspace its home and only writable directory, cwd a directory in it.
- * The content is the output (stdout and stderr together, cut at the
- * output cap with a marker) and a last line with the exit code; a
- * command that exits non-zero, is killed or times out is an error
- * result.  A command the policy holds runs only when its approval line
- * (argv, binary, cwd, passed environment names) is in the approval
- * store; the error result says which line to add, and where.
+ * shell {command, timeout?, cwd?, network?}.  In the default mode
+ * (OXI_SHELL_POLICY=sandbox, shmode.c) the line runs as /bin/sh -c LINE
+ * in the sandbox of sandbox.c, which is the boundary: no network, the
+ * workspace its home and only writable directory, cwd a directory in
+ * it, the rlimits and a timeout that kills the group; nothing is held.
+ * In the strict mode the line is split into words by shpolicy.c (no
+ * shell ever reads it), judged by the policy, and the words run with
+ * execve(2) in the same sandbox.  The content is the output (stdout and
+ * stderr together, cut at the output cap with a marker) and a last line
+ * with the exit code; a command that exits non-zero, is killed or times
+ * out is an error result.  What leaves the sandbox ("network": true) and
+ * a command the strict policy holds run only when their approval line
+ * (argv, binary, cwd, passed environment names, and "network":true) is
+ * in the approval store; the error result says which line to add, and
+ * where.
  */
+#define _GNU_SOURCE
+
 #include <sys/types.h>
 
 #include <errno.h>
@@ -33,29 +39,30 @@ static int shell(struct oxi_tool_call *);
 
 const struct oxi_tool oxi_tools_shell[] = {
 	{ "shell",
-	  "Run one command in a sandbox and return its output (stdout and "
-	  "stderr together) and exit code. The sandbox has no network; the "
-	  "workspace is its home and the only directory it can write. The "
-	  "command line is split into words with quotes and backslashes as "
-	  "a shell would, but no shell runs it: pipes, ;, &&, ||, "
-	  "redirections, $ and backquote substitutions, globs and ~ are "
-	  "refused, so run one plain command per call and name files "
-	  "explicitly. Plain commands run (ls, cat, head, tail, wc, grep, "
-	  "sort, uniq, cut, find, jq, sed, awk without system(), diff, "
-	  "date, ...); others (shells, interpreters, wrappers such as env or "
-	  "xargs, git, tar, commands that change files) and risky options "
-	  "(grep -r, sort -o, find -exec, ...) need the owner's approval.",
+	  "Run a command line with /bin/sh -c in a sandbox and return its "
+	  "output (stdout and stderr together) and exit code. Pipes, "
+	  "redirections, globs, &&, ||, $(...), $((...)), loops and "
+	  "everything else of sh work, with no approval: the sandbox is the "
+	  "boundary. The workspace is the home and the only directory it "
+	  "can write; the system is read-only; there is no network unless "
+	  "the call sets network to true, which waits for the owner's "
+	  "approval. If the owner chose the strict policy, no shell runs: "
+	  "one plain command per call, and the result says what is refused "
+	  "or held.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"command\":{\"type\":\"string\",\"description\":"
-	  "\"One command line, e.g. \\\"grep -n TODO notes.txt\\\"\"},"
+	  "\"A command line for sh, e.g. \\\"grep -n TODO *.txt | wc -l\\\"\"},"
 	  "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600,"
 	  "\"description\":\"Seconds before the command is killed "
 	  "(default 30)\"},"
 	  "\"cwd\":{\"type\":\"string\",\"description\":"
 	  "\"Directory to run in, relative to the workspace (default: the "
-	  "workspace)\"}},"
+	  "workspace)\"},"
+	  "\"network\":{\"type\":\"boolean\",\"description\":"
+	  "\"true to run with the network: held until the owner approves "
+	  "(default false)\"}},"
 	  "\"required\":[\"command\"],\"additionalProperties\":false}",
-	  "command timeout cwd", "shell", 0, 0, NULL, shell },
+	  "command timeout cwd network", "shell", 0, 0, NULL, shell },
 	{ NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
 };
 
@@ -106,16 +113,66 @@ limits(struct oxi_sbx *s)
 
 static int
 held(struct oxi_tool_call *c, const struct oxi_sh *sh, const char *line,
-    const char *cwd)
+    const char *cwd, int net)
 {
 	const char *store = oxi_sh_store();
 
-	oxi_tool_fail(c, "needs approval: %s. Nothing was run.", sh->why);
+	if (sh->verdict == OXI_SH_ASK)
+		oxi_tool_fail(c, "needs approval: %s%s. Nothing was run.",
+		    sh->why, net ? ", and it asks for the network" : "");
+	else
+		oxi_tool_fail(c, "needs approval: it asks for the network, "
+		    "outside the sandbox. Nothing was run.");
 	oxi_buf_printf(c->out, " The owner can allow exactly this command "
-	    "(binary %s, in '%s') by adding this line to %s (always) or to "
-	    "%s-once (once):\n%s", sh->real, cwd, store ? store :
-	    "shell-approved", store ? store : "shell-approved", line);
+	    "(binary %s, in '%s'%s) by adding this line to %s (always) or to "
+	    "%s-once (once):\n%s", sh->real, cwd, net ? ", with the network" :
+	    "", store ? store : "shell-approved", store ? store :
+	    "shell-approved", line);
 	return -1;
+}
+
+/* the approval line of sh in cwd, with "network":true when net */
+static char *
+approval(const struct oxi_sh *sh, const char *cwd, int net)
+{
+	char *line = oxi_sh_approval(sh, cwd), *l;
+	size_t n = strlen(line);
+
+	if (!net || n == 0 || line[n - 1] != '}')
+		return line;
+	/* the keys are sorted: "network" comes after "env", the last */
+	l = xmalloc(n + sizeof ",\"network\":true");
+	memcpy(l, line, n - 1);
+	memcpy(l + n - 1, ",\"network\":true}", sizeof ",\"network\":true}");
+	free(line);
+	return l;
+}
+
+/* sh as the words /bin/sh -c line: 0, or -1 (refused, reason in why) */
+static int
+shline(struct oxi_sh *sh, const char *line, size_t len)
+{
+	char *real;
+
+	if (strspn(line, " \t\n") == len) {
+		snprintf(sh->why, sizeof sh->why, "the command is empty");
+		return -1;
+	}
+	if (strlen(line) != len) {
+		snprintf(sh->why, sizeof sh->why, "the command holds a NUL "
+		    "byte");
+		return -1;
+	}
+	sh->argv = xcalloc(4, sizeof *sh->argv);
+	sh->argv[0] = xstrdup("/bin/sh");
+	sh->argv[1] = xstrdup("-c");
+	sh->argv[2] = xstrdup(line);
+	sh->argc = 3;
+	sh->exe = xstrdup("/bin/sh");
+	sh->real = (real = realpath("/bin/sh", NULL)) ? real :
+	    xstrdup("/bin/sh");
+	sh->verdict = OXI_SH_ALLOW;
+	return 0;
 }
 
 static int
@@ -127,11 +184,11 @@ shell(struct oxi_tool_call *c)
 	struct oxi_sbx sbx = OXI_SBX_INIT;
 	struct oxi_sbx_res res;
 	char ws[PATH_MAX], cwd[PATH_MAX], why[512], *line = NULL;
-	const char *cmd, *dir = NULL, *rel = ".";
+	const char *cmd, *dir = NULL, *rel = ".", *mode;
 	char *exe0;
 	long long timeout = TIMEOUT_DEFAULT;
 	size_t len, n, cap;
-	int r, fd, ret = -1;
+	int r, fd, net = 0, strict, ret = -1;
 
 	if (oxi_tool_needstr(c, "command", &cmd, &len) < 0)
 		return -1;
@@ -142,6 +199,14 @@ shell(struct oxi_tool_call *c)
 		    "most %d seconds", TIMEOUT_MAX);
 	if (oxi_tool_argpath(c, "cwd", &dir) < 0)
 		return -1;
+	if (oxi_tool_argbool(c, "network", &net) < 0)
+		return -1;
+	if ((strict = oxi_shell_mode()) < 0) {
+		mode = oxi_getenv("OXI_SHELL_POLICY");
+		return oxi_tool_fail(c, "refused: unknown OXI_SHELL_POLICY "
+		    "'%.32s' (sandbox, strict, allowlist or denylist). "
+		    "Nothing was run.", mode ? mode : "");
+	}
 	if (fdpath(ctx->ws, ws, sizeof ws) < 0)
 		return oxi_tool_fail(c, "cannot tell where the workspace "
 		    "is");
@@ -157,26 +222,30 @@ shell(struct oxi_tool_call *c)
 			return oxi_tool_failpath(c, dir, EXDEV);
 		rel = cwd[n] ? cwd + n + 1 : ".";
 	}
-	if (oxi_sh_parse(&sh, cmd, len) < 0) {
+	if (strict == OXI_SHELL_SANDBOX) {
+		if (shline(&sh, cmd, len) < 0) {
+			oxi_tool_fail(c, "refused: %s. Nothing was run.",
+			    sh.why);
+			goto done;
+		}
+	} else if (oxi_sh_parse(&sh, cmd, len) < 0 ||
+	    oxi_sh_check(&sh) == OXI_SH_DENY) {
 		oxi_tool_fail(c, "refused: %s. Nothing was run.", sh.why);
 		goto done;
 	}
-	switch (oxi_sh_check(&sh)) {
-	case OXI_SH_DENY:
-		oxi_tool_fail(c, "refused: %s. Nothing was run.", sh.why);
-		goto done;
-	case OXI_SH_ASK:
-		line = oxi_sh_approval(&sh, rel);
+	/* what the strict policy holds, and what leaves the sandbox */
+	if (sh.verdict == OXI_SH_ASK || net) {
+		line = approval(&sh, rel, net);
 		if (!oxi_sh_approved(line, ws)) {
-			held(c, &sh, line, rel);
+			held(c, &sh, line, rel, net);
 			goto done;
 		}
 		oxi_debug("shell: approved: %s", line);
-		break;
 	}
 
 	sbx.workspace = ws;
 	sbx.cwd = cwd;
+	sbx.net = net;
 	/* the middleware's deadline is the last word */
 	sbx.timeout_ms = oxi_tool_left(c, timeout * 1000);
 	if (sbx.timeout_ms > timeout * 1000)

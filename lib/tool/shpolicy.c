@@ -716,9 +716,10 @@ oxi_sh_check(struct oxi_sh *sh)
 		    OXI_SH_DENY;
 	if (mode && strcmp(mode, "denylist") == 0)
 		deny = 1;
-	else if (mode && strcmp(mode, "allowlist") != 0) {
+	else if (mode && strcmp(mode, "allowlist") != 0 &&
+	    strcmp(mode, "strict") != 0 && strcmp(mode, "sandbox") != 0) {
 		refuse(sh, OXI_SH_DENY, "unknown OXI_SHELL_POLICY '%.32s' "
-		    "(allowlist or denylist)", mode);
+		    "(sandbox, strict, allowlist or denylist)", mode);
 		return OXI_SH_DENY;
 	}
 	name = sh->argv[0];

@@ -48,6 +48,13 @@ int oxi_tool_call(const struct oxi_tool_ctx *, const char *id,
 /* empties the result cache */
 void oxi_tool_cache_clear(void);
 
+/* shmode.c: the shell tool's mode from $OXI_SHELL_POLICY: OXI_SHELL_SANDBOX
+ * (sh -c in the sandbox; the default), OXI_SHELL_STRICT (the argv policy;
+ * forced, with one warning, when no sandbox works in unsafe mode), or -1
+ * for an unknown value */
+enum { OXI_SHELL_SANDBOX = 0, OXI_SHELL_STRICT = 1 };
+int oxi_shell_mode(void);
+
 /* plugin.c: executables in the tool directories, run as tools */
 /*
  * Describes each executable of dirs (colon-separated; NULL for

@@ -1,0 +1,42 @@
+/*
+ * shmode.c - the shell tool's mode, from $OXI_SHELL_POLICY
+ *
+ * "sandbox" (or unset: the default) runs the command line with
+ * /bin/sh -c inside the sandbox, which is the boundary.  "strict", and
+ * its two flavours "allowlist" (the same) and "denylist", split the line
+ * into words and judge them by the argv policy of shpolicy.c.  Strict is
+ * forced when no sandbox mechanism works and unsafe mode would run the
+ * shell unconfined; that is said once, in one warning.
+ */
+#include <string.h>
+
+#include "oxi.h"
+#include "tool/tool.h"
+
+int
+oxi_shell_mode(void)
+{
+	static int warned;
+	const char *v = oxi_getenv("OXI_SHELL_POLICY"), *sbx;
+
+	if (v && strcmp(v, "sandbox") != 0) {
+		if (strcmp(v, "strict") == 0 || strcmp(v, "allowlist") == 0 ||
+		    strcmp(v, "denylist") == 0)
+			return OXI_SHELL_STRICT;
+		if (!warned++)
+			oxi_warn("shell: unknown OXI_SHELL_POLICY '%.32s': the "
+			    "shell tool refuses every command", v);
+		return -1;
+	}
+	/* without unsafe mode, no mechanism means nothing runs at all: no
+	 * need to probe for that */
+	sbx = oxi_getenv("OXI_SANDBOX");
+	if (!oxi_sbx_unsafe && !(sbx && strcmp(sbx, "unsafe") == 0))
+		return OXI_SHELL_SANDBOX;
+	if (strcmp(oxi_sbx_mechanism(), "unsafe") != 0)
+		return OXI_SHELL_SANDBOX;
+	if (!warned++)
+		oxi_warn("shell: no sandbox works and unsafe mode is on: the "
+		    "shell tool runs no shell, under the strict policy");
+	return OXI_SHELL_STRICT;
+}
