@@ -125,7 +125,9 @@ check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool not
 	 ! grep -x -e tool -e sandbox -e guard "$TMP/oxi-llm.wings" &&
 	 ! grep -x llm "$TMP/oxi-tool.wings"'
 
-exports() { nm -g --defined-only "$L/$1.o" | awk '{print $3}' | tr '\n' ' '; }
+exports() {	# sanitizers add __odr_asan.X beside X
+	nm -g --defined-only "$L/$1.o" | awk '$3 !~ /^__/ {print $3}' | tr '\n' ' '
+}
 check 'one export per plug-in member: dialects, channels, tool families, mechanisms' \
 	'for d in openai anthropic gemini ollama responses; do
 		[ "$(exports llm/$d)" = "oxi_dialect_$d " ] ||
