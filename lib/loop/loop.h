@@ -88,6 +88,19 @@ const char *oxi_loop_err(const struct oxi_loop *);
 /* frees the engine and its turns (not db, not cfg) */
 void oxi_loop_free(struct oxi_loop *);
 
+/*
+ * taint.c: the origins of a turn's inputs, an array of strings in order
+ * of first appearance, bounded (see oxi-loop(1)).  Each function consumes
+ * the array and returns it; strings are borrowed.
+ */
+/* a new taint: the message's origin, "TRUST:CHANNEL" (trust NULL: user) */
+jv oxi_loop_taint_new(const char *trust, const char *channel);
+/* adds origin s unless it is there */
+jv oxi_loop_taint_add(jv taint, const char *s);
+/* adds the "taint" of a tool.result, v (consumed): an array of strings or
+ * a string; other values add nothing */
+jv oxi_loop_taint_merge(jv taint, jv v);
+
 /* hist.c: conversation history and inbox ledger (SQLite) */
 /* opens and migrates the history database; NULL with *err as oxi_db_open */
 struct sqlite3 *oxi_hist_open(const char *path, const char **err);

@@ -46,6 +46,7 @@ struct turn {
 	struct call *calls;	/* tool calls of this round */
 	int ncalls;		/* their number */
 	int pending;		/* results still awaited */
+	jv taint;		/* origins of its inputs (taint.c) */
 };
 
 struct oxi_loop {
@@ -58,6 +59,7 @@ struct oxi_loop {
 };
 
 static int run_round(struct oxi_loop *, struct turn *);
+
 
 /* records a database failure: -1 from here up to the command */
 static int
@@ -161,6 +163,7 @@ turn_free(struct turn *t)
 	free(t->session);
 	oxi_buf_free(&t->prev);
 	oxi_buf_free(&t->text);
+	jv_free(t->taint);
 	jv_free(t->in);
 	free(t);
 }
@@ -322,6 +325,7 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 		oxi_buf_printf(&key, ":%s", thread);
 	t->session = key.s;
 	oxi_id_new(t->replyid);
+	t->taint = oxi_loop_taint_new(field(in, "trust"), field(in, "channel"));
 
 	for (u = l->turns; u; u = u->next)
 		if (strcmp(u->msgid, t->msgid) == 0) {
@@ -419,7 +423,8 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		call = jv_object_set(call, jv_string("args"), args);
 		call = jv_object_set(call, jv_string("session"),
 		    jv_string(t->session));
-		call = jv_object_set(call, jv_string("taint"), jv_array());
+		call = jv_object_set(call, jv_string("taint"),
+		    jv_copy(t->taint));
 		oxi_debug("%s: tool call %s", t->msgid,
 		    field(c, "name") ? field(c, "name") : "?");
 		jv_free(c);
@@ -569,6 +574,8 @@ oxi_loop_tool(struct oxi_loop *l, jv rec)
 		r = tool_result(l, t, c, content ? content : "tool failed", 1);
 	} else {
 		content = field(rec, "content");
+		t->taint = oxi_loop_taint_merge(t->taint, jv_object_get(
+		    jv_copy(rec), jv_string("taint")));
 		iserr = jv_object_get(jv_copy(rec), jv_string("is_error"));
 		r = tool_result(l, t, c, content ? content : "",
 		    jv_get_kind(iserr) == JV_KIND_TRUE);

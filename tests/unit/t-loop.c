@@ -141,6 +141,30 @@ result(struct oxi_loop *l, const char *id, const char *content)
 	    "\"%s\",\"content\":\"%s\"}", id, content));
 }
 
+/* a tool.result for call id with a taint (JSON text) */
+static int
+tainted(struct oxi_loop *l, const char *id, const char *taint)
+{
+	return oxi_loop_tool(l, rec("{\"v\":1,\"type\":\"tool.result\",\"id\":"
+	    "\"%s\",\"content\":\"x\",\"taint\":%s}", id, taint));
+}
+
+/* the key of a[i] (i < 0 counts from the end) as compact JSON */
+static const char *
+dump(jv a, int i, const char *key)
+{
+	static char buf[4096];
+	jv r, v;
+
+	if (i < 0)
+		i += len(a);
+	r = jv_array_get(jv_copy(a), i);
+	v = jv_dump_string(jv_object_get(r, jv_string(key)), 0);
+	snprintf(buf, sizeof buf, "%s", jv_string_value(v));
+	jv_free(v);
+	return buf;
+}
+
 /* the messages of the last llm.request from the from-th on, as
  * "role:content|..." */
 static const char *
@@ -341,6 +365,61 @@ main(void)
 	msg(l, "u1", "u", "down");
 	is_str(get(c.out, -1, "code"), "llm_unavailable", "a stage that is down");
 	c.down = 0;
+
+	/* taint: kept for the turn, sent on every later tool.call */
+	msg(l, "T1", "t", "fetch");
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q1\","
+	    "\"name\":\"web_fetch\",\"args\":{\"url\":\"https://a.org\"}}]");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:cli\"]",
+	    "the first tool.call carries the message's origin");
+	tainted(l, get(c.tool, -1, "id"), "[\"user:cli\",\"web:https://a.org\"]");
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q2\","
+	    "\"name\":\"shell\",\"args\":{\"command\":\"ls\"}},{\"id\":"
+	    "\"q3\",\"name\":\"read_file\",\"args\":{\"path\":\"a\"}}]");
+	is_str(dump(c.tool, -2, "taint"), "[\"user:cli\",\"web:https://a.org\"]",
+	    "a result tainted web:https://a.org taints the next tool.call");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:cli\",\"web:https://a.org\"]",
+	    "and every call of that round");
+	snprintf(t1, sizeof t1, "%s", get(c.tool, -1, "id"));
+	tainted(l, get(c.tool, -2, "id"), "\"shell\"");
+	tainted(l, t1, "[\"workspace\",1,null,\"\",\"shell\"]");
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q4\","
+	    "\"name\":\"x\",\"args\":{}}]");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:cli\",\"web:https://a.org\","
+	    "\"shell\",\"workspace\"]",
+	    "a union in order of first appearance; a string counts, "
+	    "non-strings do not");
+	oxi_loop_tool(l, rec("{\"v\":1,\"type\":\"tool.result\",\"id\":"
+	    "\"%s\",\"content\":\"x\",\"taint\":[%s]}", get(c.tool, -1,
+	    "id"), "\"web:https://0.org\",\"web:https://1.org\","
+	    "\"web:https://2.org\",\"web:https://3.org\",\"web:https://4.org\","
+	    "\"web:https://5.org\",\"web:https://6.org\",\"web:https://7.org\","
+	    "\"web:https://8.org\",\"web:https://9.org\",\"web:https://10.org\","
+	    "\"web:https://11.org\",\"web:https://12.org\",\"web:https://13.org\","
+	    "\"web:https://14.org\",\"web:https://15.org\",\"web:https://16.org\","
+	    "\"web:https://17.org\",\"web:https://18.org\",\"web:https://19.org\","
+	    "\"web:https://20.org\",\"web:https://21.org\",\"web:https://22.org\","
+	    "\"web:https://23.org\",\"web:https://24.org\",\"web:https://25.org\","
+	    "\"web:https://26.org\",\"web:https://27.org\",\"web:https://28.org\","
+	    "\"web:https://29.org\",\"web:https://30.org\",\"mcp:evil\","
+	    "\"plugin:p\",\"mcp:other\""));
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q5\","
+	    "\"name\":\"x\",\"args\":{}}]");
+	ok(strstr(dump(c.tool, -1, "taint"), "\"web:https://27.org\",\"web\","
+	    "\"mcp\",\"plugin\"]") != NULL, "past 32 origins, each new kind "
+	    "is still kept, as its kind alone");
+	result(l, get(c.tool, -1, "id"), "r");
+	answer(l, get(c.llm, -1, "id"), "fetched", NULL);
+	is_int(oxi_loop_busy(l), 0, "the tainted turn ends");
+	oxi_loop_msg(l, rec("{\"v\":1,\"type\":\"msg.in\",\"id\":\"T2\","
+	    "\"channel\":\"telegram\",\"chat\":\"t\",\"text\":\"again\","
+	    "\"trust\":\"user\"}"));
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q6\","
+	    "\"name\":\"x\",\"args\":{}}]");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:telegram\"]",
+	    "a new turn starts clean, with its own origin");
+	result(l, get(c.tool, -1, "id"), "r");
+	answer(l, get(c.llm, -1, "id"), "ok", NULL);
 
 	/* a database failure: -1, a message, and nothing more */
 	sqlite3_exec(db, "DROP TABLE inbox", NULL, NULL, NULL);
