@@ -113,6 +113,23 @@ emit_typing(struct oxi_loop *l, struct turn *t)
 	l->io.out(l->io.arg, r);
 }
 
+/* one status record for the call id of tool name with args (borrowed) */
+static void
+emit_status(struct oxi_loop *l, struct turn *t, const char *id,
+    const char *name, jv args)
+{
+	char sid[OXI_ID_LEN + 1];
+	jv r = reply_rec(t, "status");
+
+	oxi_id_new(sid);
+	r = jv_object_set(r, jv_string("id"), jv_string(sid));
+	r = jv_object_set(r, jv_string("in_reply_to"), jv_string(t->msgid));
+	r = jv_object_set(r, jv_string("ref"), jv_string(id));
+	r = jv_object_set(r, jv_string("text"),
+	    oxi_loop_status_text(name, args));
+	l->io.out(l->io.arg, r);
+}
+
 static jv
 fulltext(struct turn *t)
 {
@@ -405,6 +422,7 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 	t->ncalls = n;
 	t->pending = n;
 	t->state = WAIT_TOOLS;
+	emit_typing(l, t);
 	for (i = 0; i < n; i++) {
 		c = jv_array_get(jv_copy(calls), i);
 		oxi_id_new(t->calls[i].id);
@@ -420,6 +438,8 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		    jv_string(t->calls[i].id));
 		call = jv_object_set(call, jv_string("name"),
 		    jv_string(field(c, "name") ? field(c, "name") : ""));
+		emit_status(l, t, t->calls[i].id, field(c, "name") ?
+		    field(c, "name") : "", args);
 		call = jv_object_set(call, jv_string("args"), args);
 		call = jv_object_set(call, jv_string("session"),
 		    jv_string(t->session));
