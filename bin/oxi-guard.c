@@ -8,7 +8,7 @@
  * lines and every other record pass on byte for byte.
  *
  * oxi-guard out: replaces each known secret value in the "text" of
- * msg.out, msg.draft and approval.ask records and in the "message" of
+ * msg.out, msg.draft, status and approval.ask records and in the "message" of
  * error records with "[REDACTED]", holds back the end of a draft that
  * could be the start of a secret, and cuts texts longer than -m bytes.
  * Changed records are written anew; all others pass on byte for byte.
@@ -252,7 +252,8 @@ guardout(jv rec)
 		}
 		draft = type[4] == 'd';
 		key = "text";
-	} else if (strcmp(type, "approval.ask") == 0)
+	} else if (strcmp(type, "approval.ask") == 0 ||
+	    strcmp(type, "status") == 0)
 		key = "text";
 	else if (strcmp(type, "error") == 0)
 		key = "message";

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-guard out: secret redaction, draft hold-back, size cap, bad input
 cd "${0%/*}" && . ./lib.sh
-plan 29
+plan 30
 
 unset OXI_GUARD_MAX_OUT OXI_SECRETS_FILE OXI_REDACT_ENV OXI_MAXLINE
 export OXI_DEADLETTER="$TMP/dead.ndjson"
@@ -47,6 +47,10 @@ check 'a secret spelt with JSON escapes is still found' \
 sed -n 7p "$TMP/out" >"$TMP/r7"
 sed -n 7p "$TMP/in" >"$TMP/r7.exp"
 check_same 'an unknown record passes byte-identical' "$TMP/r7" "$TMP/r7.exp"
+printf '%s\n' '{"v":1,"type":"status","id":"s1","channel":"cli","chat":"c1","text":"shell curl -u '"$S1"'"}' |
+	oxi-guard -s "$TMP/secrets" out >"$TMP/st"
+check 'status text redacted like a reply' \
+	'[ "$(jget "[\"text\"]" "$TMP/st")" = "shell curl -u [REDACTED]" ]'
 check_grep 'one info line per record, with the count' \
 	"^oxi-guard: info: msg.out 'r1': redacted 3 secrets$" "$TMP/err"
 check '...and only for records that had one' \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-send cli: replies printed, drafts live, terminals kept safe
 cd "${0%/*}" && . ./lib.sh
-plan 53
+plan 62
 
 unset OXI_MAXLINE
 export OXI_DEADLETTER="$TMP/dead.ndjson"
@@ -92,6 +92,40 @@ check_same '-D: drafts of two replies do not mix' "$TMP/o5" "$TMP/e5"
 } | oxi-send -D cli >"$TMP/o6"
 printf 'line one\nline two\n' >"$TMP/e6"
 check_same '-D: multi-line drafts' "$TMP/o6" "$TMP/e6"
+
+# status lines: dim, replaced by what follows; ignored off a terminal
+{
+	rec msg.draft r1 'Hello'
+	rec status s1 'read_file a'
+	rec status s2 'shell ls\u001b[2J\nrm'
+	rec msg.draft r1 'Hello\n\nMore'
+	rec msg.out r1 'Hello\n\nMore done'
+} >"$TMP/st"
+oxi-send cli <"$TMP/st" >"$TMP/o6s"
+printf 'Hello\n\nMore done\n' >"$TMP/e6s"
+check_same 'status: ignored off a terminal, the reply alone' "$TMP/o6s" "$TMP/e6s"
+check_exit '-D: status records: exit 0' 0 'oxi-send -D cli <"$TMP/st" >"$TMP/o6t"'
+printf 'Hello\n\033[2mread_file a\033[0m\r\033[K\033[2mshell ls^[[2J rm\033[0m\r\033[K\nMore done\n' >"$TMP/e6t"
+check_same '-D: a dim line (SGR 2) each, on a line of its own, erased by the next and by the draft, cleaned' \
+	"$TMP/o6t" "$TMP/e6t"
+check '...leaving on screen what the reply alone would' \
+	'[ "$(sed "s/.*\[K//" "$TMP/o6t")" = "$(cat "$TMP/e6s")" ]'
+{
+	rec status s1 'x'
+	rec status s2 'for telegram' telegram
+} | oxi-send -D cli >"$TMP/o6u"
+check '-D: a status left at the end is erased; another channel'"'"'s ignored' \
+	'[ "$(od -An -c "$TMP/o6u" | tr -d " \n")" = "033[2mx033[0m\r033[K" ]'
+{
+	rec status s1 'x'
+	rec msg.out r9 'reply'
+} | oxi-send -D cli >"$TMP/o6v"
+check '-D: a reply of its own replaces the status line' \
+	'[ "$(od -An -c "$TMP/o6v" | tr -d " \n")" = "033[2mx033[0m\r033[Kreply\n" ]'
+printf '%s\n' '{"v":1,"type":"status","channel":"cli","chat":"alice"}' >"$TMP/st2"
+check_exit '-D: a status without text: exit 1' 1 \
+	'OXI_DEADLETTER="$TMP/dead.st" oxi-send -D cli <"$TMP/st2"'
+check_exit '...and ignored without -D off a terminal: exit 0' 0 'oxi-send cli <"$TMP/st2"'
 
 # control characters never reach the output raw
 {
@@ -253,6 +287,15 @@ check_exit 'on a terminal: exit 0' 0 \
 printf 'Hello world\n> \r\033[Koxi: error: no answer\n> \r\033[KBye ^[[2J\n> \r\033[K' >"$TMP/tty.exp"
 check_same '...drafts live, a prompt after each reply, erased before the next' \
 	"$TMP/tty.out" "$TMP/tty.exp"
+{
+	rec msg.draft r1 'Let me look'
+	rec status s1 'read_file notes.txt'
+	rec msg.out r1 'Let me look\n\nFound it'
+} >"$TMP/tty3.in"
+with_timeout 20 python3 "$TMP/ttyrun.py" "$TMP/tty3.in" "$TMP/tty3.out" "$TMP/tty3.err" oxi-send cli
+printf 'Let me look\n\033[2mread_file notes.txt\033[0m\r\033[K\nFound it\n> \r\033[K' >"$TMP/tty3.exp"
+check_same 'on a terminal: a status line is dim and the reply replaces it' \
+	"$TMP/tty3.out" "$TMP/tty3.exp"
 check_grep '...the error on stderr too' '^oxi-send: warning: llm_timeout: no answer$' "$TMP/tty.err"
 with_timeout 20 python3 "$TMP/ttyrun.py" "$TMP/tty.in" "$TMP/tty2.out" tty oxi-send cli
 printf 'Hello world\n> \r\033[Koxi-send: warning: llm_timeout: no answer\n> \r\033[KBye ^[[2J\n> \r\033[K' >"$TMP/tty2.exp"

@@ -23,6 +23,9 @@
 #define HINT	"oxi: type a message, Ctrl-D to quit\n> "
 #define PROMPT	"> "
 #define UNPROMPT "\r\033[K"	/* back to column 0, erase the line */
+#define DIM	"\033[2m"	/* SGR 2: a status line */
+#define UNDIM	"\033[0m"
+#define STATUSW	76		/* bytes of a status line shown */
 
 /* the default chat and user: the login name, else "local" */
 static const char *
@@ -216,6 +219,8 @@ struct tx {
 	int errline;		/* show error records on stdout too */
 	int bol;		/* the cursor is at the start of a line */
 	int prompt;		/* our prompt is showing */
+	int status;		/* a status line is showing, cursor at its end */
+	int stnl;		/* a newline went before it, after a draft */
 	char *draft;		/* id of the draft on screen, or NULL */
 	struct oxi_buf shown;	/* its text as far as shown, uncleaned */
 	struct oxi_buf out;	/* bytes to write for this record */
@@ -240,9 +245,21 @@ endline(struct tx *t)
 	t->bol = 1;
 }
 
+/* erases the status line showing, if any: back to where it started */
+static void
+unstatus(struct tx *t)
+{
+	if (!t->status)
+		return;
+	oxi_buf_cats(&t->out, UNPROMPT);
+	t->status = 0;
+	t->bol = 1;
+}
+
 static void
 forget(struct tx *t)
 {
+	t->stnl = 0;
 	free(t->draft);
 	t->draft = NULL;
 	oxi_buf_reset(&t->shown);
@@ -290,7 +307,15 @@ grow(struct tx *t, const char *id, const char *text, size_t len)
 	if (id && t->draft && strcmp(t->draft, id) == 0) {
 		if (len >= t->shown.len &&
 		    memcmp(text, t->shown.s, t->shown.len) == 0) {
-			put(t, text + t->shown.len, len - t->shown.len);
+			text += t->shown.len;
+			len -= t->shown.len;
+			/* the line a status line took stands for a newline */
+			if (t->stnl && len > 0 && *text == '\n') {
+				text++;
+				len--;
+			}
+			t->stnl = 0;
+			put(t, text, len);
 		} else {
 			endline(t);
 			put(t, text, len);
@@ -314,17 +339,50 @@ textlen(jv rec, const char **text)
 	return n;
 }
 
-/* one line of s, cleaned, for error messages */
+/* one line of s[0..n), cleaned, for error messages */
 static void
-oneline(struct oxi_buf *b, const char *s)
+onelinen(struct oxi_buf *b, const char *s, size_t n)
 {
 	size_t i;
 
 	oxi_buf_reset(b);
-	oxi_term_clean(b, s, strlen(s));
+	oxi_term_clean(b, s, n);
 	for (i = 0; i < b->len; i++)
 		if (b->s[i] == '\n' || b->s[i] == '\t')
 			b->s[i] = ' ';
+}
+
+static void
+oneline(struct oxi_buf *b, const char *s)
+{
+	onelinen(b, s, strlen(s));
+}
+
+/* a status line: dim, on a line of its own after a draft, replaced by
+ * the next status, draft, reply or anything else shown */
+static void
+status(struct tx *t, const char *text, size_t len)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+
+	if (t->prompt) {
+		oxi_buf_cats(&t->out, UNPROMPT);
+		t->prompt = 0;
+		t->bol = 1;
+	}
+	if (t->status)
+		unstatus(t);
+	else if (!t->bol) {
+		oxi_buf_putc(&t->out, '\n');
+		t->stnl = t->draft != NULL;
+	}
+	onelinen(&b, text, len);
+	oxi_buf_cats(&t->out, DIM);
+	oxi_buf_cat(&t->out, b.s, oxi_utf8_cut(b.s, b.len, STATUSW));
+	oxi_buf_cats(&t->out, UNDIM);
+	oxi_buf_free(&b);
+	t->status = 1;
+	t->bol = 0;
 }
 
 /* the same terminal on fds a and b */
@@ -363,12 +421,14 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	const char *type, *ch, *id, *why, *text;
 	char pid[4 + OXI_ID_LEN + 1];
 	size_t len;
-	int out, draft;
+	int out, draft, st;
 
 	type = oxi_msg_type_peek(rec);
 	out = strcmp(type, "msg.out") == 0;
 	draft = strcmp(type, "msg.draft") == 0;
-	if (!out && !draft && strcmp(type, "typing") != 0 &&
+	/* status lines only where drafts are shown */
+	st = strcmp(type, "status") == 0 && t->drafts;
+	if (!out && !draft && !st && strcmp(type, "typing") != 0 &&
 	    strcmp(type, "error") != 0 && strcmp(type, "approval.ask") != 0) {
 		oxi_debug("%s:%lu: %s record ignored, not for a terminal",
 		    in->name, in->lineno, type);
@@ -390,7 +450,12 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 		}
 		return 1;
 	}
-	if (draft) {
+	if (!st && strcmp(type, "typing") != 0 && (!draft || t->drafts))
+		unstatus(t);
+	if (st) {
+		len = textlen(rec, &text);
+		status(t, text, len);
+	} else if (draft) {
 		if (!t->drafts)
 			return 0;
 		len = textlen(rec, &text);
@@ -486,6 +551,7 @@ cli_send(const struct oxi_chan_opts *o, const char **what)
 	st.arg = &t;
 	status = oxi_stage_run(&st, o->notif);
 	/* leave the terminal at the start of a clean line */
+	unstatus(&t);
 	if (t.prompt)
 		oxi_buf_cats(&t.out, UNPROMPT);
 	else

@@ -52,6 +52,7 @@ static const struct rule {
 	{ "msg.out", "channel:s chat:s text:s" },
 	{ "msg.draft", "channel:s chat:s text:s" },
 	{ "typing", "channel:s chat:s" },
+	{ "status", "channel:s chat:s text:s" },
 	{ "receipt", "ref:s ok:b" },
 	{ "llm.request", "id:s messages:a" },
 	{ "llm.delta", "id:s text:s" },

@@ -31,7 +31,8 @@ struct oxi_loop_io {			/* how the engine talks */
 	int  (*llm)(void *arg, jv req);
 	/* sends a tool.call (consumed): 0, or -1 if the stage is down */
 	int  (*tool)(void *arg, jv call);
-	/* a record for stdout (consumed): typing, msg.draft, msg.out, error */
+	/* a record for stdout (consumed): typing, status, msg.draft,
+	 * msg.out, error */
 	void (*out)(void *arg, jv rec);
 	void *arg;			/* for the three */
 };
@@ -87,6 +88,27 @@ int oxi_loop_busy(const struct oxi_loop *);
 const char *oxi_loop_err(const struct oxi_loop *);
 /* frees the engine and its turns (not db, not cfg) */
 void oxi_loop_free(struct oxi_loop *);
+
+/*
+ * taint.c: the origins of a turn's inputs, an array of strings in order
+ * of first appearance, bounded (see oxi-loop(1)).  Each function consumes
+ * the array and returns it; strings are borrowed.
+ */
+/* a new taint: the message's origin, "TRUST:CHANNEL" (trust NULL: user) */
+jv oxi_loop_taint_new(const char *trust, const char *channel);
+/* adds origin s unless it is there */
+jv oxi_loop_taint_add(jv taint, const char *s);
+/* adds the "taint" of a tool.result, v (consumed): an array of strings or
+ * a string; other values add nothing */
+jv oxi_loop_taint_merge(jv taint, jv v);
+
+/*
+ * status.c: the text of a status record for a call of tool name with
+ * args (borrowed): the name and a summary of the arguments on one line
+ * of at most 80 bytes, control characters out, secret-looking keys'
+ * values as "***"
+ */
+jv oxi_loop_status_text(const char *name, jv args);
 
 /* hist.c: conversation history and inbox ledger (SQLite) */
 /* opens and migrates the history database; NULL with *err as oxi_db_open */

@@ -46,6 +46,7 @@ struct turn {
 	struct call *calls;	/* tool calls of this round */
 	int ncalls;		/* their number */
 	int pending;		/* results still awaited */
+	jv taint;		/* origins of its inputs (taint.c) */
 };
 
 struct oxi_loop {
@@ -58,6 +59,7 @@ struct oxi_loop {
 };
 
 static int run_round(struct oxi_loop *, struct turn *);
+
 
 /* records a database failure: -1 from here up to the command */
 static int
@@ -111,6 +113,23 @@ emit_typing(struct oxi_loop *l, struct turn *t)
 	l->io.out(l->io.arg, r);
 }
 
+/* one status record for the call id of tool name with args (borrowed) */
+static void
+emit_status(struct oxi_loop *l, struct turn *t, const char *id,
+    const char *name, jv args)
+{
+	char sid[OXI_ID_LEN + 1];
+	jv r = reply_rec(t, "status");
+
+	oxi_id_new(sid);
+	r = jv_object_set(r, jv_string("id"), jv_string(sid));
+	r = jv_object_set(r, jv_string("in_reply_to"), jv_string(t->msgid));
+	r = jv_object_set(r, jv_string("ref"), jv_string(id));
+	r = jv_object_set(r, jv_string("text"),
+	    oxi_loop_status_text(name, args));
+	l->io.out(l->io.arg, r);
+}
+
 static jv
 fulltext(struct turn *t)
 {
@@ -161,6 +180,7 @@ turn_free(struct turn *t)
 	free(t->session);
 	oxi_buf_free(&t->prev);
 	oxi_buf_free(&t->text);
+	jv_free(t->taint);
 	jv_free(t->in);
 	free(t);
 }
@@ -322,6 +342,7 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 		oxi_buf_printf(&key, ":%s", thread);
 	t->session = key.s;
 	oxi_id_new(t->replyid);
+	t->taint = oxi_loop_taint_new(field(in, "trust"), field(in, "channel"));
 
 	for (u = l->turns; u; u = u->next)
 		if (strcmp(u->msgid, t->msgid) == 0) {
@@ -401,6 +422,7 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 	t->ncalls = n;
 	t->pending = n;
 	t->state = WAIT_TOOLS;
+	emit_typing(l, t);
 	for (i = 0; i < n; i++) {
 		c = jv_array_get(jv_copy(calls), i);
 		oxi_id_new(t->calls[i].id);
@@ -416,10 +438,13 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		    jv_string(t->calls[i].id));
 		call = jv_object_set(call, jv_string("name"),
 		    jv_string(field(c, "name") ? field(c, "name") : ""));
+		emit_status(l, t, t->calls[i].id, field(c, "name") ?
+		    field(c, "name") : "", args);
 		call = jv_object_set(call, jv_string("args"), args);
 		call = jv_object_set(call, jv_string("session"),
 		    jv_string(t->session));
-		call = jv_object_set(call, jv_string("taint"), jv_array());
+		call = jv_object_set(call, jv_string("taint"),
+		    jv_copy(t->taint));
 		oxi_debug("%s: tool call %s", t->msgid,
 		    field(c, "name") ? field(c, "name") : "?");
 		jv_free(c);
@@ -569,6 +594,8 @@ oxi_loop_tool(struct oxi_loop *l, jv rec)
 		r = tool_result(l, t, c, content ? content : "tool failed", 1);
 	} else {
 		content = field(rec, "content");
+		t->taint = oxi_loop_taint_merge(t->taint, jv_object_get(
+		    jv_copy(rec), jv_string("taint")));
 		iserr = jv_object_get(jv_copy(rec), jv_string("is_error"));
 		r = tool_result(l, t, c, content ? content : "",
 		    jv_get_kind(iserr) == JV_KIND_TRUE);

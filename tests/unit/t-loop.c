@@ -141,6 +141,44 @@ result(struct oxi_loop *l, const char *id, const char *content)
 	    "\"%s\",\"content\":\"%s\"}", id, content));
 }
 
+/* a tool.result for call id with a taint (JSON text) */
+static int
+tainted(struct oxi_loop *l, const char *id, const char *taint)
+{
+	return oxi_loop_tool(l, rec("{\"v\":1,\"type\":\"tool.result\",\"id\":"
+	    "\"%s\",\"content\":\"x\",\"taint\":%s}", id, taint));
+}
+
+/* the key of a[i] (i < 0 counts from the end) as compact JSON */
+static const char *
+dump(jv a, int i, const char *key)
+{
+	static char buf[4096];
+	jv r, v;
+
+	if (i < 0)
+		i += len(a);
+	r = jv_array_get(jv_copy(a), i);
+	v = jv_dump_string(jv_object_get(r, jv_string(key)), 0);
+	snprintf(buf, sizeof buf, "%s", jv_string_value(v));
+	jv_free(v);
+	return buf;
+}
+
+/* oxi_loop_status_text of name and args (JSON text) */
+static const char *
+status(const char *name, const char *args)
+{
+	static char buf[1024];
+	jv a = oxi_json_parse(args, strlen(args)),
+	    t = oxi_loop_status_text(name, a);
+
+	snprintf(buf, sizeof buf, "%s", jv_string_value(t));
+	jv_free(t);
+	jv_free(a);
+	return buf;
+}
+
 /* the messages of the last llm.request from the from-th on, as
  * "role:content|..." */
 static const char *
@@ -232,6 +270,15 @@ main(void)
 	is_int(len(c.tool), 1, "the model's call becomes a tool.call");
 	is_str(get(c.tool, 0, "name"), "read_file", "named as the model said");
 	is_str(get(c.tool, 0, "session"), "cli:local:b", "with the session");
+	is_str(get(c.out, -1, "type"), "status", "a status record per call");
+	is_str(get(c.out, -1, "text"), "read_file x", "saying the tool and "
+	    "its argument");
+	is_str(get(c.out, -1, "in_reply_to"), "t1", "in reply to the message");
+	is_str(get(c.out, -1, "ref"), get(c.tool, 0, "id"), "naming the call");
+	ok(strcmp(get(c.out, -1, "channel"), "cli") == 0 && strcmp(get(c.out,
+	    -1, "chat"), "b") == 0 && get(c.out, -1, "id") && strlen(get(c.out,
+	    -1, "id")) == OXI_ID_LEN, "to its chat, with an id of its own");
+	is_str(get(c.out, -2, "type"), "typing", "after a typing record");
 	n = len(c.llm);
 	result(l, get(c.tool, 0, "id"), "DATA");
 	is_int(len(c.llm), n + 1, "the result asks the model again");
@@ -341,6 +388,100 @@ main(void)
 	msg(l, "u1", "u", "down");
 	is_str(get(c.out, -1, "code"), "llm_unavailable", "a stage that is down");
 	c.down = 0;
+
+	/* status lines: one line, bounded, no control characters, no secrets */
+	is_str(status("shell", "{\"command\":\"ls | wc -l\",\"network\":true}"),
+	    "shell ls | wc -l network=true", "the first string, then key=value");
+	is_str(status("read_file", "{\"path\":\"notes.txt\"}"),
+	    "read_file notes.txt", "read_file notes.txt");
+	is_str(status("x", "{\"n\":3,\"p\":\"q\",\"o\":{\"a\":\"b\"},"
+	    "\"l\":[1,2],\"z\":null}"), "x n=3 p=q o={...} l=[...] z=null",
+	    "a first argument that is not a string; objects and arrays hidden");
+	is_str(status("web_fetch", "{\"url\":\"https://a.org\",\"api_key\":"
+	    "\"sk-123\",\"Auth_Token\":\"t0k\",\"PASSWORD\":\"hunter2\"}"),
+	    "web_fetch https://a.org api_key=*** Auth_Token=*** PASSWORD=***",
+	    "secret-looking keys redacted");
+	is_str(status("f", "{\"client_secret\":\"s\",\"headers\":"
+	    "{\"Authorization\":\"B\"},\"cookie\":\"c\"}"),
+	    "f client_secret=*** headers={...} cookie=***",
+	    "and nothing inside an object is shown");
+	is_str(status("login", "{\"password\":\"hunter2\",\"user\":\"bob\"}"),
+	    "login password=*** user=bob", "even as the first argument");
+	is_str(status("shell", "{\"command\":\"a\\u001b[31mb\\n\\r\\tc"
+	    "\\u202ed\\u200be\\u0085f\\u007fg\"}"), "shell a [31mb c d e f g",
+	    "control, C1, zero-width and bidi characters become one space");
+	is_str(status("t\x1b]0;x\x07", "[1]"), "t ]0;x",
+	    "the name is cleaned too, and args that are not an object ignored");
+	{
+		char big[2048], *p = big;
+		const char *t;
+		int i;
+
+		p += sprintf(p, "{\"text\":\"");
+		for (i = 0; i < 300; i++)
+			p += sprintf(p, "\\u00e9");
+		sprintf(p, "\"}");
+		t = status("write", big);
+		ok(strlen(t) <= 80 && strlen(t) >= 70 && oxi_utf8_valid(t,
+		    strlen(t), OXI_UTF8_NONUL) && strcmp(t + strlen(t) - 3,
+		    "\342\200\246") == 0, "a long line is cut on a UTF-8 "
+		    "boundary at 80 bytes, with an ellipsis");
+	}
+
+	/* taint: kept for the turn, sent on every later tool.call */
+	msg(l, "T1", "t", "fetch");
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q1\","
+	    "\"name\":\"web_fetch\",\"args\":{\"url\":\"https://a.org\"}}]");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:cli\"]",
+	    "the first tool.call carries the message's origin");
+	tainted(l, get(c.tool, -1, "id"), "[\"user:cli\",\"web:https://a.org\"]");
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q2\","
+	    "\"name\":\"shell\",\"args\":{\"command\":\"ls\"}},{\"id\":"
+	    "\"q3\",\"name\":\"read_file\",\"args\":{\"path\":\"a\"}}]");
+	is_str(dump(c.tool, -2, "taint"), "[\"user:cli\",\"web:https://a.org\"]",
+	    "a result tainted web:https://a.org taints the next tool.call");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:cli\",\"web:https://a.org\"]",
+	    "and every call of that round");
+	snprintf(t1, sizeof t1, "%s", get(c.tool, -1, "id"));
+	tainted(l, get(c.tool, -2, "id"), "\"shell\"");
+	tainted(l, t1, "[\"workspace\",1,null,\"\",\"shell\"]");
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q4\","
+	    "\"name\":\"x\",\"args\":{}}]");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:cli\",\"web:https://a.org\","
+	    "\"shell\",\"workspace\"]",
+	    "a union in order of first appearance; a string counts, "
+	    "non-strings do not");
+	oxi_loop_tool(l, rec("{\"v\":1,\"type\":\"tool.result\",\"id\":"
+	    "\"%s\",\"content\":\"x\",\"taint\":[%s]}", get(c.tool, -1,
+	    "id"), "\"web:https://0.org\",\"web:https://1.org\","
+	    "\"web:https://2.org\",\"web:https://3.org\",\"web:https://4.org\","
+	    "\"web:https://5.org\",\"web:https://6.org\",\"web:https://7.org\","
+	    "\"web:https://8.org\",\"web:https://9.org\",\"web:https://10.org\","
+	    "\"web:https://11.org\",\"web:https://12.org\",\"web:https://13.org\","
+	    "\"web:https://14.org\",\"web:https://15.org\",\"web:https://16.org\","
+	    "\"web:https://17.org\",\"web:https://18.org\",\"web:https://19.org\","
+	    "\"web:https://20.org\",\"web:https://21.org\",\"web:https://22.org\","
+	    "\"web:https://23.org\",\"web:https://24.org\",\"web:https://25.org\","
+	    "\"web:https://26.org\",\"web:https://27.org\",\"web:https://28.org\","
+	    "\"web:https://29.org\",\"web:https://30.org\",\"mcp:evil\","
+	    "\"plugin:p\",\"mcp:other\""));
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q5\","
+	    "\"name\":\"x\",\"args\":{}}]");
+	ok(strstr(dump(c.tool, -1, "taint"), "\"web:https://27.org\",\"web\","
+	    "\"mcp\",\"plugin\"]") != NULL, "past 32 origins, each new kind "
+	    "is still kept, as its kind alone");
+	result(l, get(c.tool, -1, "id"), "r");
+	answer(l, get(c.llm, -1, "id"), "fetched", NULL);
+	is_int(oxi_loop_busy(l), 0, "the tainted turn ends");
+	oxi_loop_msg(l, rec("{\"v\":1,\"type\":\"msg.in\",\"id\":\"T2\","
+	    "\"channel\":\"telegram\",\"chat\":\"t\",\"text\":\"again\","
+	    "\"trust\":\"user\"}"));
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"q6\","
+	    "\"name\":\"x\",\"args\":{}}]");
+	is_str(dump(c.tool, -1, "taint"), "[\"user:telegram\"]",
+	    "a new turn starts clean, with its own origin");
+	result(l, get(c.tool, -1, "id"), "r");
+	answer(l, get(c.llm, -1, "id"), "ok", NULL);
 
 	/* a database failure: -1, a message, and nothing more */
 	sqlite3_exec(db, "DROP TABLE inbox", NULL, NULL, NULL);
