@@ -151,9 +151,9 @@ mkfifo "$TMP/fifo"
 oxi-tool -w "$WS" <"$TMP/fifo" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 exec 3>"$TMP/fifo"
-waitlines() {	# waitlines N: until $TMP/out has N lines, at most 5 s
-	_i=0
-	while [ "$(wc -l <"$TMP/out")" -lt "$1" ] && [ $_i -lt 100 ]; do
+waitlines() {	# waitlines N: until $TMP/out has N lines, at most 30 s
+	_i=0		# (a sanitizer build on a loaded machine starts slowly)
+	while [ "$(wc -l <"$TMP/out")" -lt "$1" ] && [ $_i -lt 600 ]; do
 		sleep 0.05
 		_i=$((_i + 1))
 	done
