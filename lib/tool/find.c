@@ -259,8 +259,10 @@ editfile(struct oxi_tool_call *c)
 		oxi_tool_failpath(c, path, errno);
 		goto done;
 	}
-	if (fchmod(fd, st.st_mode & 07777) < 0 ||
-	    oxi_writeall(fd, res.s, res.len) < 0 || fsync(fd) < 0) {
+	/* its permission bits, after the write and never a special bit
+	 * (set-user-ID, set-group-ID, sticky), as write_file */
+	if (oxi_writeall(fd, res.s, res.len) < 0 ||
+	    fchmod(fd, st.st_mode & 0777) < 0 || fsync(fd) < 0) {
 		e = errno;
 		close(fd);
 		fd = -1;

@@ -5,7 +5,8 @@
  * Every path goes through ws.c and never resolves outside the
  * workspace.  read_file returns UTF-8 text only, a range of lines if
  * asked; write_file replaces a file atomically (a temporary file, fsync,
- * rename), keeping its mode, and never through a symbolic link.
+ * rename), keeping its permission bits but never a set-user-ID,
+ * set-group-ID or sticky bit, and never through a symbolic link.
  */
 #define _GNU_SOURCE
 
@@ -211,7 +212,7 @@ writefile(struct oxi_tool_call *c)
 			    "replaced", path);
 		}
 		if (S_ISREG(st.st_mode)) {
-			mode = st.st_mode & 07777;
+			mode = st.st_mode & 0777;	/* no special bits */
 			havemode = 1;
 		}
 	}
@@ -224,8 +225,10 @@ writefile(struct oxi_tool_call *c)
 		close(dfd);
 		return oxi_tool_failpath(c, path, e);
 	}
-	if ((havemode && fchmod(fd, mode) < 0) ||
-	    oxi_writeall(fd, content, len) < 0 || fsync(fd) < 0) {
+	/* the mode after the write, on the descriptor: nothing the
+	 * workspace left there survives as a special bit */
+	if (oxi_writeall(fd, content, len) < 0 ||
+	    (havemode && fchmod(fd, mode) < 0) || fsync(fd) < 0) {
 		e = errno;
 		close(fd);
 		goto fail;
