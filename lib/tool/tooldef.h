@@ -143,6 +143,22 @@ int oxi_tool_argbool(struct oxi_tool_call *, const char *key, int *v);
  * "\n[output truncated: N of TOTAL bytes shown]"; nothing if it fits */
 void oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total);
 
+/* glob.c: the glob patterns of the file tools, without backtracking */
+/* pat split at "/" (runs of ** made one, a final ** followed by *): the
+ * number of segments in *sv, NULL-ended, freed by oxi_tool_glob_free */
+int oxi_tool_glob_split(const char *pat, char ***sv);
+void oxi_tool_glob_free(char **sv, int n);
+/* name matches the segment seg: 1 or 0 */
+int oxi_tool_glob_name(const char *seg, const char *name);
+/* the states set[0..n] of a walk down sv[0..n): at the start, then
+ * after one more name (*file set when name, not a directory, ends the
+ * pattern); 1 while a state is left */
+int oxi_tool_glob_start(char **sv, int n, char *set);
+int oxi_tool_glob_step(char **sv, int n, const char *set, char *next,
+    const char *name, int dir, int *file);
+/* path segments pv[0..pn), the last a file, match sv[0..n): 1 or 0 */
+int oxi_tool_glob_path(char **sv, int n, char **pv, int pn);
+
 /* child.c: the children of oxi-tool, plugins and MCP servers */
 struct oxi_child {
 	pid_t pid;		/* leader of its own session, or -1 */
