@@ -565,8 +565,11 @@ globfiles(struct oxi_tool_call *c)
 	if (w.n == 0)
 		oxi_buf_printf(out, "no files match '%s'", pat);
 	for (i = 0; i < w.n; i++) {
-		if (i < GLOB_SHOWN)
-			oxi_buf_printf(out, "%s%s", i ? "\n" : "", w.v[i]);
+		if (i < GLOB_SHOWN) {
+			if (i)
+				oxi_buf_putc(out, '\n');
+			oxi_tool_catname(out, w.v[i], strlen(w.v[i]));
+		}
 		free(w.v[i]);
 	}
 	if (w.n + w.more > GLOB_SHOWN)
@@ -636,7 +639,7 @@ grepfail(struct grep *g, const char *rel, unsigned long line, int rc)
 	}
 }
 
-/* one file, fd consumed */
+/* one file, fd consumed; rel is its path as shown (escaped) */
 static void
 grepfile(struct grep *g, int fd, const char *rel)
 {
@@ -708,6 +711,7 @@ grepdir(struct grep *g, int dfd, struct oxi_buf *rel, int depth)
 {
 	struct dent *v;
 	size_t ne, k, len = rel->len;
+	char *shown;
 	int fd;
 
 	if (depth > MAXDEPTH || readents(dfd, &v, &ne) < 0)
@@ -730,8 +734,11 @@ grepdir(struct grep *g, int dfd, struct oxi_buf *rel, int depth)
 			}
 		} else if (wanted(g, rel->s, v[k].name) &&
 		    (fd = openat(dfd, v[k].name, O_RDONLY | O_NOFOLLOW |
-		    O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) >= 0)
-			grepfile(g, fd, rel->s);
+		    O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) >= 0) {
+			shown = oxi_tool_showname(rel->s);
+			grepfile(g, fd, shown);
+			free(shown);
+		}
 		rel->len = len;
 		rel->s[len] = '\0';
 	}
@@ -750,6 +757,7 @@ grep(struct oxi_tool_call *c)
 	struct grep g;
 	struct stat st;
 	const char *pat, *glob = NULL, *path = ".", *v;
+	char *shown;
 	size_t len, glen = 0, plen = 1;
 	int icase = 0, err, fd, r, ret = -1;
 
@@ -807,7 +815,9 @@ grep(struct oxi_tool_call *c)
 			oxi_tool_fail(c, "'%s' is not a regular file", path);
 			goto done;
 		}
-		grepfile(&g, fd, path);
+		shown = oxi_tool_showname(path);
+		grepfile(&g, fd, shown);
+		free(shown);
 	} else {
 		if (fd >= 0)
 			close(fd);

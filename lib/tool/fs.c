@@ -118,6 +118,10 @@ readfile(struct oxi_tool_call *c)
 		}
 		if (r == 0)
 			break;
+		if (oxi_tool_expired(c)) {
+			oxi_tool_fail(c, "timed out after %ld ms", c->limit);
+			goto done;
+		}
 		if (memchr(buf, '\0', r)) {
 			oxi_tool_fail(c, "'%s' is a binary file (it holds NUL "
 			    "bytes)", path);
@@ -258,12 +262,12 @@ listdir(struct oxi_tool_call *c)
 {
 	const struct oxi_tool_ctx *ctx = c->ctx;
 	struct oxi_buf *out = c->out;
+	struct oxi_buf nb = OXI_BUF_INIT;
 	const char *path = ".";
 	char **names = NULL, *s, suffix;
 	size_t n = 0, cap = 0, i, len;
 	struct dirent *de;
 	struct stat st;
-	unsigned char *u;
 	DIR *d;
 	int fd, r, type;
 
@@ -284,20 +288,23 @@ listdir(struct oxi_tool_call *c)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
+		if (n % 4096 == 4095 && oxi_tool_expired(c)) {
+			errno = ETIME;
+			break;
+		}
 		type = de->d_type;
 		if (type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st,
 		    AT_SYMLINK_NOFOLLOW) == 0)
 			type = S_ISDIR(st.st_mode) ? DT_DIR :
 			    S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		suffix = type == DT_DIR ? '/' : type == DT_LNK ? '@' : 0;
-		s = xmalloc(strlen(de->d_name) + 2);
-		strcpy(s, de->d_name);
+		/* every name on its own line, no control reaching a
+		 * terminal: escaped (oxi_tool_catname) */
+		oxi_buf_reset(&nb);
+		oxi_tool_catname(&nb, de->d_name, strlen(de->d_name));
 		if (suffix)
-			strcat(s, suffix == '/' ? "/" : "@");
-		/* keep every name on its own line */
-		for (u = (unsigned char *)s; *u; u++)
-			if (*u < 0x20 || *u == 0x7f)
-				*u = '?';
+			oxi_buf_putc(&nb, suffix);
+		s = xstrdup(nb.s);
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			names = xrealloc(names, cap * sizeof *names);
@@ -306,6 +313,7 @@ listdir(struct oxi_tool_call *c)
 	}
 	r = errno;
 	closedir(d);
+	oxi_buf_free(&nb);
 	if (r) {
 		for (i = 0; i < n; i++)
 			free(names[i]);

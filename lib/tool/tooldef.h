@@ -142,6 +142,12 @@ int oxi_tool_argbool(struct oxi_tool_call *, const char *key, int *v);
 /* cuts out to max bytes on a UTF-8 boundary and appends
  * "\n[output truncated: N of TOTAL bytes shown]"; nothing if it fits */
 void oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total);
+/* appends name[0..n) as shown to a model or a terminal: \\ \n \t \r,
+ * \xHH for other controls and bytes not UTF-8, \uHHHH for the code
+ * points that move or hide text (C1, bidirectional, zero width) */
+void oxi_tool_catname(struct oxi_buf *, const char *name, size_t n);
+/* the same, a new string (free it) */
+char *oxi_tool_showname(const char *name);
 
 /* glob.c: the glob patterns of the file tools, without backtracking */
 /* pat split at "/" (runs of ** made one, a final ** followed by *): the
