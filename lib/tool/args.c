@@ -78,6 +78,7 @@ int
 oxi_tool_failpath(struct oxi_tool_call *c, const char *path, int e)
 {
 	const char *why;
+	char *shown;
 
 	switch (e) {
 	case EXDEV: why = "is outside the workspace"; break;
@@ -87,9 +88,13 @@ oxi_tool_failpath(struct oxi_tool_call *c, const char *path, int e)
 	case EISDIR: why = "is a directory"; break;
 	case EACCES: why = "permission denied"; break;
 	case ENAMETOOLONG: why = "name too long"; break;
+	case ETIME: why = "timed out"; break;
 	default: why = strerror(e); break;
 	}
-	return oxi_tool_fail(c, "'%s': %s", path, why);
+	shown = oxi_tool_showname(path);
+	oxi_tool_fail(c, "'%s': %s", shown, why);
+	free(shown);
+	return -1;
 }
 
 int
@@ -206,4 +211,65 @@ oxi_tool_argbool(struct oxi_tool_call *c, const char *key, int *val)
 		    "false", key);
 	*val = k == JV_KIND_TRUE;
 	return 1;
+}
+
+/* a code point that moves or hides text: C1 controls, zero widths,
+ * line separators, bidirectional embeddings and isolates, BOM */
+static int
+hides(unsigned long u)
+{
+	return (u >= 0x80 && u < 0xa0) || (u >= 0x200b && u <= 0x200f) ||
+	    (u >= 0x2028 && u <= 0x202e) || (u >= 0x2060 && u <= 0x206f) ||
+	    u == 0xfeff;
+}
+
+void
+oxi_tool_catname(struct oxi_buf *b, const char *name, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)name;
+	unsigned long u;
+	size_t i, k;
+	char e[8];
+
+	for (i = 0; i < n; i += k) {
+		k = 1;
+		if (s[i] == '\\')
+			oxi_buf_cats(b, "\\\\");
+		else if (s[i] == '\n')
+			oxi_buf_cats(b, "\\n");
+		else if (s[i] == '\t')
+			oxi_buf_cats(b, "\\t");
+		else if (s[i] == '\r')
+			oxi_buf_cats(b, "\\r");
+		else if (s[i] >= 0x20 && s[i] < 0x7f)
+			oxi_buf_putc(b, s[i]);
+		else if (s[i] < 0x80 ||
+		    !(k = oxi_utf8_seq(name + i, n - i))) {
+			k = 1;
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[s[i] >> 4];
+			e[3] = hex[s[i] & 15];
+			oxi_buf_cat(b, e, 4);
+		} else {
+			u = k == 2 ? (s[i] & 0x1fUL) << 6 | (s[i + 1] & 0x3f) :
+			    k == 3 ? (s[i] & 0x0fUL) << 12 |
+			    (s[i + 1] & 0x3fUL) << 6 | (s[i + 2] & 0x3f) : 0;
+			if (hides(u))
+				oxi_buf_printf(b, "\\u%04lx", u);
+			else
+				oxi_buf_cat(b, name + i, k);
+		}
+	}
+	oxi_buf_cats(b, "");
+}
+
+char *
+oxi_tool_showname(const char *name)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+
+	oxi_tool_catname(&b, name, strlen(name));
+	return b.s;
 }

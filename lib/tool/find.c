@@ -19,7 +19,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,7 +229,10 @@ editfile(struct oxi_tool_call *c)
 	end = text.s + text.len;
 	for (p = text.s; (q = memmem(p, end - p, old, oldlen));
 	    p = q + oldlen)
-		count++;
+		if (++count % 65536 == 0 && oxi_tool_expired(c)) {
+			oxi_tool_fail(c, "timed out after %ld ms", c->limit);
+			goto done;
+		}
 	if (count == 0) {
 		oxi_tool_fail(c, "old_string not found in '%s' (it must "
 		    "match exactly, white space included)", path);
@@ -242,6 +244,16 @@ editfile(struct oxi_tool_call *c)
 		    "replace_all", count, path);
 		goto done;
 	}
+	/* the size of the result before it is built: an edit makes no
+	 * file larger than one it would take */
+	if (newlen > oldlen && (newlen - oldlen > EDIT_MAX ||
+	    count > (EDIT_MAX - text.len) / (newlen - oldlen))) {
+		oxi_tool_fail(c, "the result would be over %d MiB (%zu "
+		    "occurrence%s of old_string), too large to write",
+		    EDIT_MAX >> 20, count, count == 1 ? "" : "s");
+		goto done;
+	}
+	oxi_buf_grow(&res, text.len - count * oldlen + count * newlen + 1);
 	for (p = text.s; (q = memmem(p, end - p, old, oldlen));
 	    p = q + oldlen) {
 		oxi_buf_cat(&res, p, q - p);
@@ -259,8 +271,10 @@ editfile(struct oxi_tool_call *c)
 		oxi_tool_failpath(c, path, errno);
 		goto done;
 	}
-	if (fchmod(fd, st.st_mode & 07777) < 0 ||
-	    oxi_writeall(fd, res.s, res.len) < 0 || fsync(fd) < 0) {
+	/* its permission bits, after the write and never a special bit
+	 * (set-user-ID, set-group-ID, sticky), as write_file */
+	if (oxi_writeall(fd, res.s, res.len) < 0 ||
+	    fchmod(fd, st.st_mode & 0777) < 0 || fsync(fd) < 0) {
 		e = errno;
 		close(fd);
 		fd = -1;
@@ -373,65 +387,6 @@ subdir(int dfd, const char *name)
 	    O_CLOEXEC);
 }
 
-/* a glob split at "/", runs of ** made one: the number of segments */
-static int
-segments(const char *pat, char ***segv)
-{
-	char **v = NULL, *s = xstrdup(pat), *p, *save = NULL;
-	int n = 0;
-
-	for (p = strtok_r(s, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
-		if (strcmp(p, ".") == 0)
-			continue;
-		if (n > 0 && strcmp(p, "**") == 0 &&
-		    strcmp(v[n - 1], "**") == 0)
-			continue;
-		v = xrealloc(v, (n + 2) * sizeof *v);
-		v[n++] = xstrdup(p);
-	}
-	free(s);
-	/* a final ** is every file below */
-	if (n > 0 && strcmp(v[n - 1], "**") == 0) {
-		v = xrealloc(v, (n + 2) * sizeof *v);
-		v[n++] = xstrdup("*");
-	}
-	if (v)
-		v[n] = NULL;
-	*segv = v;
-	return n;
-}
-
-static void
-freesegs(char **v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* path segments pv[0..pn) match pattern segments sv[0..sn) */
-static int
-gmatch(char **sv, int sn, char **pv, int pn)
-{
-	int k;
-
-	if (sn == 0)
-		return pn == 0;
-	if (strcmp(sv[0], "**") == 0) {
-		for (k = 0; k <= pn; k++) {
-			if (k > 0 && pv[k - 1][0] == '.')
-				return 0;	/* ** skips hidden directories */
-			if (gmatch(sv + 1, sn - 1, pv + k, pn - k))
-				return 1;
-		}
-		return 0;
-	}
-	return pn > 0 && fnmatch(sv[0], pv[0], FNM_PERIOD) == 0 &&
-	    gmatch(sv + 1, sn - 1, pv + 1, pn - 1);
-}
-
 /* a pattern that stays in the workspace: 0, or -1 with why in out */
 static int
 relpattern(struct oxi_tool_call *c, const char *pat, size_t len,
@@ -445,11 +400,11 @@ relpattern(struct oxi_tool_call *c, const char *pat, size_t len,
 	if (strlen(pat) != len)
 		return oxi_tool_fail(c, "argument '%s' holds a NUL byte",
 		    key);
-	n = segments(pat, &sv);
+	n = oxi_tool_glob_split(pat, &sv);
 	for (i = 0; i < n; i++)
 		if (strcmp(sv[i], "..") == 0)
 			bad = 1;
-	freesegs(sv, n);
+	oxi_tool_glob_free(sv, n);
 	if (pat[0] == '/' || bad)
 		return oxi_tool_fail(c, "'%s' is outside the workspace: "
 		    "a pattern is relative, without ..", pat);
@@ -466,6 +421,8 @@ struct walk {
 	size_t more;		/* found past GLOB_KEEP */
 	int timeout;		/* the deadline passed */
 	struct oxi_tool_call *call;	/* the glob call */
+	char **sv;		/* the pattern's segments */
+	int sn;			/* their number */
 };
 
 static void
@@ -482,14 +439,15 @@ found(struct walk *w, const struct oxi_buf *rel)
 	w->v[w->n++] = xstrdup(rel->s);
 }
 
-/* matches sv[i..n) below directory dfd, whose path is rel */
+/* matches the states set (of w->sv) below directory dfd, path rel */
 static void
-globwalk(struct walk *w, int dfd, char **sv, int i, int n,
-    struct oxi_buf *rel, int depth)
+globwalk(struct walk *w, int dfd, const char *set, struct oxi_buf *rel,
+    int depth)
 {
 	struct dent *v;
 	size_t ne, k, len = rel->len;
-	int fd;
+	char *next;
+	int fd, file;
 
 	if (w->timeout || depth > MAXDEPTH)
 		return;
@@ -499,39 +457,27 @@ globwalk(struct walk *w, int dfd, char **sv, int i, int n,
 	}
 	if (readents(dfd, &v, &ne) < 0)
 		return;	/* unreadable: nothing found there */
-	if (strcmp(sv[i], "**") == 0) {
-		/* none of the directories ... */
-		globwalk(w, dfd, sv, i + 1, n, rel, depth);
-		/* ... or one more */
-		for (k = 0; k < ne; k++) {
-			if (!v[k].dir || v[k].name[0] == '.')
-				continue;
-			if ((fd = subdir(dfd, v[k].name)) < 0)
-				continue;
-			oxi_buf_printf(rel, "%s%s", len ? "/" : "",
-			    v[k].name);
-			globwalk(w, fd, sv, i, n, rel, depth + 1);
-			close(fd);
-			rel->len = len;
-			rel->s[len] = '\0';
+	next = xmalloc(w->sn + 1);
+	for (k = 0; k < ne && !w->timeout; k++) {
+		if (oxi_tool_expired(w->call)) {
+			w->timeout = 1;
+			break;
 		}
-		freedents(v, ne);
-		return;
-	}
-	for (k = 0; k < ne; k++) {
-		if (fnmatch(sv[i], v[k].name, FNM_PERIOD) != 0)
+		file = 0;
+		if (!oxi_tool_glob_step(w->sv, w->sn, set, next, v[k].name, v[k].dir,
+		    &file) && !file)
 			continue;
 		oxi_buf_printf(rel, "%s%s", len ? "/" : "", v[k].name);
-		if (i == n - 1) {
-			if (!v[k].dir)
-				found(w, rel);
-		} else if (v[k].dir && (fd = subdir(dfd, v[k].name)) >= 0) {
-			globwalk(w, fd, sv, i + 1, n, rel, depth + 1);
+		if (file)
+			found(w, rel);
+		else if (v[k].dir && (fd = subdir(dfd, v[k].name)) >= 0) {
+			globwalk(w, fd, next, rel, depth + 1);
 			close(fd);
 		}
 		rel->len = len;
 		rel->s[len] = '\0';
 	}
+	free(next);
 	freedents(v, ne);
 }
 
@@ -579,7 +525,7 @@ globfiles(struct oxi_tool_call *c)
 	struct oxi_buf rel = OXI_BUF_INIT;
 	struct walk w;
 	const char *pat, *path;
-	char **sv;
+	char *set;
 	size_t len, i, j;
 	int n, fd;
 
@@ -590,11 +536,14 @@ globfiles(struct oxi_tool_call *c)
 		return -1;
 	memset(&w, 0, sizeof w);
 	w.call = c;
-	n = segments(pat, &sv);
+	w.sn = n = oxi_tool_glob_split(pat, &w.sv);
+	set = xmalloc(n + 1);
+	oxi_tool_glob_start(w.sv, n, set);
 	oxi_buf_cats(&rel, "");
-	globwalk(&w, fd, sv, 0, n, &rel, 0);
+	globwalk(&w, fd, set, &rel, 0);
 	close(fd);
-	freesegs(sv, n);
+	free(set);
+	oxi_tool_glob_free(w.sv, n);
 	oxi_buf_free(&rel);
 	if (w.timeout) {
 		for (i = 0; i < w.n; i++)
@@ -616,8 +565,11 @@ globfiles(struct oxi_tool_call *c)
 	if (w.n == 0)
 		oxi_buf_printf(out, "no files match '%s'", pat);
 	for (i = 0; i < w.n; i++) {
-		if (i < GLOB_SHOWN)
-			oxi_buf_printf(out, "%s%s", i ? "\n" : "", w.v[i]);
+		if (i < GLOB_SHOWN) {
+			if (i)
+				oxi_buf_putc(out, '\n');
+			oxi_tool_catname(out, w.v[i], strlen(w.v[i]));
+		}
 		free(w.v[i]);
 	}
 	if (w.n + w.more > GLOB_SHOWN)
@@ -657,10 +609,10 @@ wanted(struct grep *g, const char *rel, const char *name)
 	if (!g->gv)
 		return 1;
 	if (g->base)
-		return fnmatch(g->gv[0], name, FNM_PERIOD) == 0;
-	pn = segments(rel, &pv);
-	r = gmatch(g->gv, g->gn, pv, pn);
-	freesegs(pv, pn);
+		return oxi_tool_glob_name(g->gv[0], name);
+	pn = oxi_tool_glob_split(rel, &pv);
+	r = oxi_tool_glob_path(g->gv, g->gn, pv, pn);
+	oxi_tool_glob_free(pv, pn);
 	return r;
 }
 
@@ -687,7 +639,7 @@ grepfail(struct grep *g, const char *rel, unsigned long line, int rc)
 	}
 }
 
-/* one file, fd consumed */
+/* one file, fd consumed; rel is its path as shown (escaped) */
 static void
 grepfile(struct grep *g, int fd, const char *rel)
 {
@@ -759,6 +711,7 @@ grepdir(struct grep *g, int dfd, struct oxi_buf *rel, int depth)
 {
 	struct dent *v;
 	size_t ne, k, len = rel->len;
+	char *shown;
 	int fd;
 
 	if (depth > MAXDEPTH || readents(dfd, &v, &ne) < 0)
@@ -781,8 +734,11 @@ grepdir(struct grep *g, int dfd, struct oxi_buf *rel, int depth)
 			}
 		} else if (wanted(g, rel->s, v[k].name) &&
 		    (fd = openat(dfd, v[k].name, O_RDONLY | O_NOFOLLOW |
-		    O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) >= 0)
-			grepfile(g, fd, rel->s);
+		    O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) >= 0) {
+			shown = oxi_tool_showname(rel->s);
+			grepfile(g, fd, shown);
+			free(shown);
+		}
 		rel->len = len;
 		rel->s[len] = '\0';
 	}
@@ -801,6 +757,7 @@ grep(struct oxi_tool_call *c)
 	struct grep g;
 	struct stat st;
 	const char *pat, *glob = NULL, *path = ".", *v;
+	char *shown;
 	size_t len, glen = 0, plen = 1;
 	int icase = 0, err, fd, r, ret = -1;
 
@@ -843,7 +800,7 @@ grep(struct oxi_tool_call *c)
 	if ((js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL)))
 		pcre2_jit_stack_assign(g.mc, NULL, js);
 	if (glob && glen > 0) {
-		g.gn = segments(glob, &g.gv);
+		g.gn = oxi_tool_glob_split(glob, &g.gv);
 		g.base = strchr(glob, '/') == NULL;
 	}
 	g.out = &res;
@@ -858,7 +815,9 @@ grep(struct oxi_tool_call *c)
 			oxi_tool_fail(c, "'%s' is not a regular file", path);
 			goto done;
 		}
-		grepfile(&g, fd, path);
+		shown = oxi_tool_showname(path);
+		grepfile(&g, fd, shown);
+		free(shown);
 	} else {
 		if (fd >= 0)
 			close(fd);
@@ -888,7 +847,7 @@ grep(struct oxi_tool_call *c)
 	ret = 0;
 done:
 	if (g.gv)
-		freesegs(g.gv, g.gn);
+		oxi_tool_glob_free(g.gv, g.gn);
 	if (js)
 		pcre2_jit_stack_free(js);
 	pcre2_match_context_free(g.mc);

@@ -5,7 +5,8 @@
  * Every path goes through ws.c and never resolves outside the
  * workspace.  read_file returns UTF-8 text only, a range of lines if
  * asked; write_file replaces a file atomically (a temporary file, fsync,
- * rename), keeping its mode, and never through a symbolic link.
+ * rename), keeping its permission bits but never a set-user-ID,
+ * set-group-ID or sticky bit, and never through a symbolic link.
  */
 #define _GNU_SOURCE
 
@@ -117,6 +118,10 @@ readfile(struct oxi_tool_call *c)
 		}
 		if (r == 0)
 			break;
+		if (oxi_tool_expired(c)) {
+			oxi_tool_fail(c, "timed out after %ld ms", c->limit);
+			goto done;
+		}
 		if (memchr(buf, '\0', r)) {
 			oxi_tool_fail(c, "'%s' is a binary file (it holds NUL "
 			    "bytes)", path);
@@ -211,7 +216,7 @@ writefile(struct oxi_tool_call *c)
 			    "replaced", path);
 		}
 		if (S_ISREG(st.st_mode)) {
-			mode = st.st_mode & 07777;
+			mode = st.st_mode & 0777;	/* no special bits */
 			havemode = 1;
 		}
 	}
@@ -224,8 +229,10 @@ writefile(struct oxi_tool_call *c)
 		close(dfd);
 		return oxi_tool_failpath(c, path, e);
 	}
-	if ((havemode && fchmod(fd, mode) < 0) ||
-	    oxi_writeall(fd, content, len) < 0 || fsync(fd) < 0) {
+	/* the mode after the write, on the descriptor: nothing the
+	 * workspace left there survives as a special bit */
+	if (oxi_writeall(fd, content, len) < 0 ||
+	    (havemode && fchmod(fd, mode) < 0) || fsync(fd) < 0) {
 		e = errno;
 		close(fd);
 		goto fail;
@@ -255,12 +262,12 @@ listdir(struct oxi_tool_call *c)
 {
 	const struct oxi_tool_ctx *ctx = c->ctx;
 	struct oxi_buf *out = c->out;
+	struct oxi_buf nb = OXI_BUF_INIT;
 	const char *path = ".";
 	char **names = NULL, *s, suffix;
 	size_t n = 0, cap = 0, i, len;
 	struct dirent *de;
 	struct stat st;
-	unsigned char *u;
 	DIR *d;
 	int fd, r, type;
 
@@ -281,20 +288,23 @@ listdir(struct oxi_tool_call *c)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
+		if (n % 4096 == 4095 && oxi_tool_expired(c)) {
+			errno = ETIME;
+			break;
+		}
 		type = de->d_type;
 		if (type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st,
 		    AT_SYMLINK_NOFOLLOW) == 0)
 			type = S_ISDIR(st.st_mode) ? DT_DIR :
 			    S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		suffix = type == DT_DIR ? '/' : type == DT_LNK ? '@' : 0;
-		s = xmalloc(strlen(de->d_name) + 2);
-		strcpy(s, de->d_name);
+		/* every name on its own line, no control reaching a
+		 * terminal: escaped (oxi_tool_catname) */
+		oxi_buf_reset(&nb);
+		oxi_tool_catname(&nb, de->d_name, strlen(de->d_name));
 		if (suffix)
-			strcat(s, suffix == '/' ? "/" : "@");
-		/* keep every name on its own line */
-		for (u = (unsigned char *)s; *u; u++)
-			if (*u < 0x20 || *u == 0x7f)
-				*u = '?';
+			oxi_buf_putc(&nb, suffix);
+		s = xstrdup(nb.s);
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			names = xrealloc(names, cap * sizeof *names);
@@ -303,6 +313,7 @@ listdir(struct oxi_tool_call *c)
 	}
 	r = errno;
 	closedir(d);
+	oxi_buf_free(&nb);
 	if (r) {
 		for (i = 0; i < n; i++)
 			free(names[i]);

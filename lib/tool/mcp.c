@@ -81,6 +81,19 @@ sanitise(char *s)
 			*s = '_';
 }
 
+/* warns of a tool name that is empty or holds a NUL; nm borrowed */
+static void
+badname(const char *srv, jv nm)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+
+	oxi_tool_catname(&b, jv_string_value(nm),
+	    jv_string_length_bytes(jv_copy(nm)));
+	oxi_warn("mcp server '%s': tool '%s' %s, left out", srv, b.s,
+	    b.len ? "has a NUL byte in its name" : "has an empty name");
+	oxi_buf_free(&b);
+}
+
 /* the revision to use from a list of them: modern, a legacy one, or NULL */
 static const char *
 pick(jv list)
@@ -325,6 +338,15 @@ listtools(struct server *s)
 			t = jv_array_get(jv_copy(list), i);
 			nm = oxi_jget(t, "name");
 			if (jv_get_kind(nm) != JV_KIND_STRING) {
+				jv_free(nm);
+				jv_free(t);
+				continue;
+			}
+			/* a name cut at a NUL would call another tool */
+			if (jv_string_length_bytes(jv_copy(nm)) == 0 ||
+			    strlen(jv_string_value(nm)) != (size_t)
+			    jv_string_length_bytes(jv_copy(nm))) {
+				badname(s->name, nm);
 				jv_free(nm);
 				jv_free(t);
 				continue;

@@ -105,7 +105,8 @@ checkdef(const char *name, const char *s, size_t len, int *net)
 	}
 	v = oxi_jget(d, "name");
 	if (jv_is_valid(v) && (jv_get_kind(v) != JV_KIND_STRING ||
-	    strcmp(jv_string_value(v), name) != 0)) {
+	    strcmp(jv_string_value(v), name) != 0 ||
+	    strlen(name) != (size_t)jv_string_length_bytes(jv_copy(v)))) {
 		jv_free(v);
 		jv_free(d);
 		return jv_invalid_with_msg(jv_string("its \"name\" is not "
@@ -212,7 +213,7 @@ loaddir(const char *dir, long ms)
 	struct stat st;
 	int i, n;
 
-	char *abs;
+	char *abs, *shown;
 
 	if ((n = scandir(dir, &ents, NULL, alphasort)) < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -229,9 +230,12 @@ loaddir(const char *dir, long ms)
 		if (name[0] == '.' || stat(path.s, &st) < 0 ||
 		    !S_ISREG(st.st_mode) || access(path.s, X_OK) < 0)
 			;	/* not a plugin */
-		else if (!nameok(name))
+		else if (!nameok(name)) {
+			shown = oxi_tool_showname(path.s);
 			oxi_warn("plugin '%s': not a tool name "
-			    "([A-Za-z0-9_-], 64 at most), skipped", path.s);
+			    "([A-Za-z0-9_-], 64 at most), skipped", shown);
+			free(shown);
+		}
 		else if (oxi_tool_find(name))
 			oxi_warn("plugin '%s' has the name of a built-in tool, "
 			    "skipped", path.s);

@@ -142,6 +142,28 @@ int oxi_tool_argbool(struct oxi_tool_call *, const char *key, int *v);
 /* cuts out to max bytes on a UTF-8 boundary and appends
  * "\n[output truncated: N of TOTAL bytes shown]"; nothing if it fits */
 void oxi_tool_cap(struct oxi_buf *out, size_t max, size_t total);
+/* appends name[0..n) as shown to a model or a terminal: \\ \n \t \r,
+ * \xHH for other controls and bytes not UTF-8, \uHHHH for the code
+ * points that move or hide text (C1, bidirectional, zero width) */
+void oxi_tool_catname(struct oxi_buf *, const char *name, size_t n);
+/* the same, a new string (free it) */
+char *oxi_tool_showname(const char *name);
+
+/* glob.c: the glob patterns of the file tools, without backtracking */
+/* pat split at "/" (runs of ** made one, a final ** followed by *): the
+ * number of segments in *sv, NULL-ended, freed by oxi_tool_glob_free */
+int oxi_tool_glob_split(const char *pat, char ***sv);
+void oxi_tool_glob_free(char **sv, int n);
+/* name matches the segment seg: 1 or 0 */
+int oxi_tool_glob_name(const char *seg, const char *name);
+/* the states set[0..n] of a walk down sv[0..n): at the start, then
+ * after one more name (*file set when name, not a directory, ends the
+ * pattern); 1 while a state is left */
+int oxi_tool_glob_start(char **sv, int n, char *set);
+int oxi_tool_glob_step(char **sv, int n, const char *set, char *next,
+    const char *name, int dir, int *file);
+/* path segments pv[0..pn), the last a file, match sv[0..n): 1 or 0 */
+int oxi_tool_glob_path(char **sv, int n, char **pv, int pn);
 
 /* child.c: the children of oxi-tool, plugins and MCP servers */
 struct oxi_child {

@@ -252,6 +252,7 @@ httpreq(struct oxi_tool_call *c)
 	struct oxi_web_req req;
 	struct oxi_web_res res;
 	const char *method, *url, *body = NULL, **hv = NULL, *name, *val;
+	struct oxi_buf sb = OXI_BUF_INIT;
 	char m[16];
 	size_t len, blen = 0, vlen;
 	jv h, k, v;
@@ -297,11 +298,17 @@ httpreq(struct oxi_tool_call *c)
 			val = ok ? jv_string_value(v) : "";
 			vlen = ok ? (size_t)jv_string_length_bytes(jv_copy(v)) : 0;
 			ok = ok ? okheader(name, val, vlen) : 0;
+			if (ok > 0 && strlen(name) !=
+			    (size_t)jv_string_length_bytes(jv_copy(k)))
+				ok = 0;	/* a NUL would cut the name */
 			if (ok <= 0) {
+				oxi_tool_catname(&sb, name, (size_t)
+				    jv_string_length_bytes(jv_copy(k)));
 				oxi_tool_fail(c, ok < 0 ? "header '%.64s' is "
 				    "set by oxi-tool, not by the caller" :
 				    "header '%.64s' is not a valid header",
-				    name);
+				    sb.s);
+				oxi_buf_free(&sb);
 				jv_free(k);
 				jv_free(v);
 				goto done;

@@ -39,6 +39,7 @@ ap.add_argument("--crash-after", type=int, default=0)
 ap.add_argument("--page", type=int, default=0)
 ap.add_argument("--log")
 ap.add_argument("--mark")       # ignored: for pgrep
+ap.add_argument("--nul-names", action="store_true")  # names with a NUL
 opt = ap.parse_args()
 
 TOOLS = [
@@ -64,6 +65,10 @@ TOOLS = [
     {"name": "environ", "description": "The names in the environment"},
     {"name": "quit", "description": "Answers, then exits"},
 ]
+if opt.nul_names:
+    TOOLS += [{"name": "evil\u0000echo", "description": "Cut at the NUL"},
+              {"name": "\u0000", "description": "Only a NUL"},
+              {"name": "", "description": "No name"}]
 
 state = {"init": False, "initialized": False, "calls": 0}
 
