@@ -5,7 +5,8 @@
  * possible), pid, net, ipc, uts and cgroup namespaces, /usr and the /lib
  * and /bin links read-only, /etc read-only with its secrets masked (every
  * entry others may not read, and a fixed list), a fresh /proc (pid 1's
- * environ masked) and /dev, a tmpfs on /tmp, read-only empty ones on
+ * environ masked; read-only, so /proc/sys and the like are out of reach
+ * even of root) and /dev, no /sys, a tmpfs on /tmp, read-only empty ones on
  * /home, /root and $HOME, the workspace bound read-write, the root
  * remounted read-only, no capability, and our seccomp filter.  Processes
  * are capped by RLIMIT_NPROC counted inside the user namespace
@@ -110,6 +111,10 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 	sbx_sv_add(a, "--ro-bind");
 	sbx_sv_add(a, "/dev/null");
 	sbx_sv_add(a, "/proc/1/environ");
+	/* and read-only: /proc/sys, /proc/sysrq-trigger and the rest are
+	 * the host's, which a real root inside would own */
+	sbx_sv_add(a, "--remount-ro");
+	sbx_sv_add(a, "/proc");
 	sbx_sv_add(a, "--dev");
 	sbx_sv_add(a, "/dev");
 	sbx_sv_add(a, "--tmpfs");

@@ -227,7 +227,7 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 	close(statfd);
 	if (mntns && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
-		    MS_NOEXEC, NULL) == 0)
+		    MS_NOEXEC | MS_RDONLY, NULL) == 0)
 			procok = 1;
 		if (tmp && !undertmp(s) && mount("tmpfs", "/tmp", "tmpfs",
 		    MS_NOSUID | MS_NODEV, "mode=1777,size=256m") == 0) {

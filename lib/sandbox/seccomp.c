@@ -5,7 +5,9 @@
  * It refuses sockets but AF_UNIX where no host socket can be reached
  * (AF_INET and AF_INET6 too, but not raw ones, when the network is
  * granted), ptrace, process_vm_*, mount and the new mount API, bpf,
- * keyctl, add_key, request_key, perf_event_open, unshare, setns, clone
+ * keyctl, add_key, request_key, what sets host-global state (hostname,
+ * domain name, clock, swap, reboot, syslog, acct, quotas),
+ * perf_event_open, unshare, setns, clone
  * with namespace flags (clone3 says ENOSYS so libc falls back to clone),
  * io_uring, modules, kexec, TIOCSTI and TIOCLINUX; without a pid
  * namespace also setsid and setpgid, so that killing the process group
@@ -96,7 +98,8 @@ mkfilter(struct bpf *b, int net, int unixok, int pidns)
 		SYS_name_to_handle_at, SYS_userfaultfd, SYS_swapon,
 		SYS_swapoff, SYS_reboot, SYS_syslog, SYS_acct, SYS_quotactl,
 		SYS_vhangup, SYS_settimeofday, SYS_clock_settime,
-		SYS_adjtimex, SYS_sethostname, SYS_setdomainname,
+		SYS_adjtimex, SYS_clock_adjtime, SYS_sethostname,
+		SYS_setdomainname, SYS_lookup_dcookie,
 #ifdef SYS_kexec_file_load
 		SYS_kexec_file_load,
 #endif
