@@ -44,6 +44,19 @@ def run(op, a):
         return chk(libc.syscall(nr, None, None))
     if op == "adjtimex":	# modes 0 reads the state only
         return chk(libc.adjtimex(ctypes.create_string_buffer(512)))
+    if op == "unix":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        return s.connect(a[0])
+    if op == "pair":
+        return len(socket.socketpair())
+    if op == "shmkey":	# the host's segment
+        return chk(libc.shmget(int(a[0]), 0, 0))
+    if op == "shm":
+        return chk(libc.shmget(0, 4096, 0o600))
+    if op == "msg":
+        return chk(libc.msgget(0, 0o600))
+    if op == "sem":
+        return chk(libc.semget(0, 1, 0o600))
 try:
     r = run(sys.argv[1], sys.argv[2:])
     print("allowed", sys.argv[1], r)
@@ -58,6 +71,48 @@ SYSF=${SYSF:-/sys/kernel/uevent_helper}
 chmod -R a+rX "$TMP"
 [ -z "$RUN" ] || chown -R "$UOWNER" "$WS" "$OXI_HOME" "$OXI_CONFIG_DIR"
 export OXI_SANDBOX=$MECH OXI_SHELL_ALLOW='python3 sh'
+# a host listener on a UNIX socket in the workspace
+cat >"$TMP/usrv.py" <<'PY'
+import os, socket, sys
+u = socket.socket(socket.AF_UNIX)
+u.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+u.listen(8)
+open(sys.argv[2], "w").close()
+while True:
+    c, _ = u.accept()
+    open(sys.argv[3], "a").write("accepted\n")
+    c.close()
+PY
+bg python3 "$TMP/usrv.py" "$WS/s.sock" "$TMP/ready" "$TMP/uaccepted"
+i=0
+while [ ! -e "$TMP/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+# a System V segment of the host, with a key
+SHMKEY=$((0x0a1b0000 + $$ % 65536))
+python3 -c 'import ctypes, sys
+ctypes.CDLL(None).shmget(int(sys.argv[1]), 4096, 0o1666)' $SHMKEY
+shmrm() { python3 -c 'import ctypes, sys
+l = ctypes.CDLL(None); i = l.shmget(int(sys.argv[1]), 0, 0)
+i < 0 or l.shmctl(i, 0, None)' $SHMKEY; }
+# no user namespace and no unshare: the degraded Landlock path
+cat >"$TMP/nons.py" <<'PY'
+import ctypes, os, struct, sys
+nr = {"x86_64": 272, "aarch64": 97}[os.uname().machine]	# unshare
+def ins(code, jt, jf, k):
+    return struct.pack("HBBI", code, jt, jf, k)
+prog = ctypes.create_string_buffer(ins(0x20, 0, 0, 0) + ins(0x15, 0, 1, nr) +
+    ins(0x06, 0, 0, 0x00050001) + ins(0x06, 0, 0, 0x7fff0000))
+class F(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+f = F(4, ctypes.addressof(prog))
+libc = ctypes.CDLL(None)
+libc.prctl(38, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+    ctypes.c_ulong(0))
+if libc.prctl(22, ctypes.c_ulong(2), ctypes.byref(f)) != 0:
+    sys.exit("nons: no seccomp")
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
+printf 'git init -q g && cd g && git status --short && ls .. | wc -l && python3 -c "print(6*7)"\n' >"$WS/everyday.sh"
 
 # calls: ID COMMAND per line on stdin -> $TMP/r/ID
 calls() {
@@ -71,7 +126,7 @@ for line in sys.stdin:
         print(json.dumps({"type": "tool.call", "id": f[0], "name": "shell",
                           "args": {"command": f[1]}}))
 ' >"$TMP/calls"
-	$RUN oxi-tool "$@" -w "$WS" <"$TMP/calls" >"$TMP/results" \
+	$RUN $WRAP oxi-tool "$@" -w "$WS" <"$TMP/calls" >"$TMP/results" \
 		2>"$TMP/tool.err"
 	python3 -c '
 import json, sys
@@ -92,7 +147,7 @@ if grep -q 'no sandbox works' "$TMP/r/probe" 2>/dev/null; then
 	skip_all "no $MECH sandbox here: $(cat "$TMP/r/probe")"
 fi
 
-plan 12
+plan 23
 
 CORE=$(cat /proc/sys/kernel/core_pattern)
 HOST=$(hostname)
@@ -123,4 +178,48 @@ denied 'host: adjtimex fails' adj
 check 'host: core_pattern and the hostname are unchanged' \
 	'[ "$(cat /proc/sys/kernel/core_pattern)" = "$CORE" ] &&
 	 [ "$(hostname)" = "$HOST" ] && [ ! -e /sys/kernel/oxi-sandbox-test ]'
+
+calls <<EOF
+unix	python3 h.py unix s.sock
+pair	python3 h.py pair
+shmkey	python3 h.py shmkey $SHMKEY
+every	sh everyday.sh
+EOF
+denied 'unix: a host listener on a socket in the workspace is not reached' unix
+check 'unix: the listener saw no connection' '[ ! -e "$TMP/uaccepted" ]'
+check_grep 'unix: socketpair still works' '^allowed pair 2' "$TMP/r/pair"
+denied 'ipc: a System V segment of the host is not seen' shmkey
+check_grep 'everyday: git init, git status, ls | wc, python3 -c run' \
+	'^42$' "$TMP/r/every"
+
+# the degraded Landlock path: no user namespace, no unshare
+if [ "$MECH" = landlock ]; then
+	WRAP="python3 $TMP/nons.py"
+	calls <<EOF
+shmkey	python3 h.py shmkey $SHMKEY
+shm	python3 h.py shm
+msg	python3 h.py msg
+sem	python3 h.py sem
+unix	python3 h.py unix s.sock
+core	python3 h.py wopen /proc/sys/kernel/core_pattern
+EOF
+	WRAP=
+	if grep -q 'no sandbox works' "$TMP/r/shm"; then
+		for i in 1 2 3 4 5 6; do
+			_n=$((_n + 1)); echo "ok $_n # SKIP no degraded Landlock"
+		done
+	else
+		denied 'degraded: the host segment is not seen' shmkey
+		denied 'degraded: shmget fails' shm
+		denied 'degraded: msgget fails' msg
+		denied 'degraded: semget fails' sem
+		denied 'degraded: the workspace socket is not reached' unix
+		denied 'degraded: /proc/sys is not written' core
+	fi
+else
+	for i in 1 2 3 4 5 6; do
+		_n=$((_n + 1)); echo "ok $_n # SKIP the degraded path is Landlock's"
+	done
+fi
+shmrm
 done_testing

@@ -205,7 +205,7 @@ prepare(struct sbx_job *j, char *why, size_t n)
 {
 	(void)why;
 	(void)n;
-	if ((j->xfd = sbx_seccomp_fd(j->sbx->net, !j->sbx->net)) < 0)
+	if ((j->xfd = sbx_seccomp_fd(j->sbx->net)) < 0)
 		oxi_debug("sandbox: no seccomp filter for bubblewrap");
 	args(j->sbx, &j->lim, j->argv, j->xfd, &j->args);
 	j->exe = xstrdup(bwrap);

@@ -142,11 +142,12 @@ int sbx_code(int status, int wrapper);
 /* waits for pid, reaping every other child on the way: sbx_code */
 int sbx_reap(pid_t pid, int wrapper);
 
-/* seccomp.c: the filter (net: AF_INET and AF_INET6; unixok: AF_UNIX;
- * pidns: setsid and setpgid allowed) */
+/* seccomp.c: the filter (net: AF_INET and AF_INET6; ns: the CLONE_NEW*
+ * flags the sandbox has: with CLONE_NEWPID setsid and setpgid, with
+ * CLONE_NEWIPC System V and POSIX IPC are allowed) */
 int sbx_seccomp_ok(void);		/* 1 if this kernel and arch have it */
-int sbx_seccomp_load(int net, int unixok, int pidns);	/* 0 or -1 */
-int sbx_seccomp_fd(int net, int unixok);	/* as bytes on a pipe, or -1 */
+int sbx_seccomp_load(int net, int ns);	/* 0 or -1 */
+int sbx_seccomp_fd(int net);		/* bwrap's, on a pipe, or -1 */
 
 /* cgroup.c: a pids cgroup for root, whom RLIMIT_NPROC exempts */
 char *sbx_cgmake(long nproc);		/* its directory, or NULL */
