@@ -44,6 +44,32 @@ def run(op, a):
         return chk(libc.syscall(nr, None, None))
     if op == "adjtimex":	# modes 0 reads the state only
         return chk(libc.adjtimex(ctypes.create_string_buffer(512)))
+    if op == "fill":	# 16 MiB files until it fails
+        d = os.environ["TMPDIR"] if a[0] == "TMPDIR" else a[0]
+        for i in range(64):
+            with open("%s/fill%d" % (d, i), "wb") as f:
+                for k in range(16):
+                    f.write(b"x" * (1 << 20))
+        return "1 GiB"
+    if op == "memfd2g":
+        fd = os.memfd_create("x")
+        return os.ftruncate(fd, 2 << 30)
+    if op == "file2g":
+        with open("big", "wb") as f:
+            for k in range(2048):
+                f.write(b"x" * (1 << 20))
+        return "2 GiB"
+    if op == "xfsz":	# as a program that does not ignore SIGXFSZ
+        import signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        return run("file2g", a)
+    if op == "memfds":	# 8 of 30 MiB: over 128 MiB in all
+        fds = []
+        for i in range(8):
+            fds.append(os.memfd_create("x"))
+            for k in range(30):
+                os.write(fds[-1], b"x" * (1 << 20))
+        return len(fds)
     if op == "unix":
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         return s.connect(a[0])
@@ -147,7 +173,7 @@ if grep -q 'no sandbox works' "$TMP/r/probe" 2>/dev/null; then
 	skip_all "no $MECH sandbox here: $(cat "$TMP/r/probe")"
 fi
 
-plan 23
+plan 31
 
 CORE=$(cat /proc/sys/kernel/core_pattern)
 HOST=$(hostname)
@@ -191,6 +217,48 @@ check_grep 'unix: socketpair still works' '^allowed pair 2' "$TMP/r/pair"
 denied 'ipc: a System V segment of the host is not seen' shmkey
 check_grep 'everyday: git init, git status, ls | wc, python3 -c run' \
 	'^42$' "$TMP/r/every"
+
+# resources: /tmp and /dev/shm, memfds, files, memory in all
+export OXI_SANDBOX_TMP_MAX=32 OXI_SHELL_LIMITS=mem=128
+calls <<EOF
+tmp	python3 h.py fill TMPDIR
+shm	python3 h.py fill /dev/shm
+memfd	python3 h.py memfd2g
+file	python3 h.py file2g
+xfsz	python3 h.py xfsz
+after	python3 h.py pair
+EOF
+unset OXI_SANDBOX_TMP_MAX OXI_SHELL_LIMITS
+rm -f "$WS/big"
+check_grep 'resources: /tmp fills up at its bound (32 MiB here)' \
+	'^denied fill OSError 28' "$TMP/r/tmp"
+denied 'resources: /dev/shm is bounded or closed' shm
+denied 'resources: a memfd of 2 GiB fails' memfd
+check_grep 'resources: a file of 2 GiB fails (EFBIG)' '^denied file2g .* 27' \
+	"$TMP/r/file"
+check_grep 'resources: and a program that does not catch it is told why' \
+	'killed by signal 25: over the file size limit of 64 MiB' "$TMP/r/xfsz"
+check_grep 'resources: the stage survives and runs the next call' \
+	'^allowed pair' "$TMP/r/after"
+if [ "$(id -u)" = 0 ] && [ -z "$RUN" ]; then
+	printf 'memfds\tpython3 h.py memfds\nafter\tpython3 h.py pair\n' |
+		OXI_SHELL_LIMITS=mem=128 calls
+	if [ -e "$TMP/r/memfds.err" ] ||
+	   ! grep -q '^allowed' "$TMP/r/memfds"; then
+		check_grep 'resources: memfds over the memory cgroup are killed' \
+			'over the memory limit of 128 MiB' "$TMP/r/memfds"
+	else
+		_n=$((_n + 1))
+		echo "ok $_n # SKIP no memory cgroup could be made here"
+	fi
+	check_grep 'resources: and the stage survives that too' '^allowed pair' \
+		"$TMP/r/after"
+else
+	for i in 1 2; do
+		_n=$((_n + 1))
+		echo "ok $_n # SKIP a memory cgroup is root's (nobody: RLIMIT_FSIZE per memfd)"
+	done
+fi
 
 # the degraded Landlock path: no user namespace, no unshare
 if [ "$MECH" = landlock ]; then

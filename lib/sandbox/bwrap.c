@@ -31,6 +31,7 @@
 
 static char bwrap[PATH_MAX];	/* the bwrap binary */
 static char prlimitbin[PATH_MAX];	/* prlimit(1), or "" */
+static int nosize;		/* bwrap before 0.5: no --size for /tmp */
 
 /* 1 if path is /, or a system directory or under one */
 static int
@@ -97,7 +98,10 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 		if (lstat(sbx_etcmask.v[i], &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
+			/* an empty mask, and nothing can be written in */
 			sbx_sv_add(a, "--tmpfs");
+			sbx_sv_add(a, sbx_etcmask.v[i]);
+			sbx_sv_add(a, "--remount-ro");
 			sbx_sv_add(a, sbx_etcmask.v[i]);
 		} else {
 			sbx_sv_add(a, "--ro-bind");
@@ -115,10 +119,22 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 	 * the host's, which a real root inside would own */
 	sbx_sv_add(a, "--remount-ro");
 	sbx_sv_add(a, "/proc");
+	/* /dev read-only (its nodes still work), and the two tmpfs written
+	 * into, /tmp and /dev/shm, bounded: they are the host's memory */
 	sbx_sv_add(a, "--dev");
 	sbx_sv_add(a, "/dev");
-	sbx_sv_add(a, "--tmpfs");
-	sbx_sv_add(a, "/tmp");
+	sbx_sv_add(a, "--remount-ro");
+	sbx_sv_add(a, "/dev");
+	for (j = 0; j < 2; j++) {
+		if (!nosize) {
+			snprintf(num, sizeof num, "%lld", (long long)l->tmp <<
+			    (j == 0 ? 20 : 18));
+			sbx_sv_add(a, "--size");
+			sbx_sv_add(a, num);
+		}
+		sbx_sv_add(a, "--tmpfs");
+		sbx_sv_add(a, j == 0 ? "/tmp" : "/dev/shm");
+	}
 	for (j = 0; j < 3; j++) {
 		home = j == 0 ? "/home" : j == 1 ? "/root" : getenv("HOME");
 		if (j == 2 && nro > 0 && home && strcmp(home, ro[0]) == 0)
@@ -188,6 +204,12 @@ probe(int (*try)(const struct sbx_mech *))
 		(void)sbx_findbin("bwrap", bwrap, sizeof bwrap);
 	if (bwrap[0] && try(&sbx_bwrap) == 0)
 		return 0;
+	/* an old one may not know --size: its /tmp is unbounded then */
+	nosize = 1;
+	if (bwrap[0] && try(&sbx_bwrap) == 0) {
+		oxi_debug("sandbox: bubblewrap has no --size: /tmp unbounded");
+		return 0;
+	}
 	oxi_debug("sandbox: bubblewrap %s", bwrap[0] ?
 	    "does not work here" : "not found");
 	return -1;

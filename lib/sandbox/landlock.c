@@ -229,8 +229,14 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
 		    MS_NOEXEC | MS_RDONLY, NULL) == 0)
 			procok = 1;
-		if (tmp && !undertmp(s) && mount("tmpfs", "/tmp", "tmpfs",
-		    MS_NOSUID | MS_NODEV, "mode=1777,size=256m") == 0) {
+		/* a bounded tmpfs on /tmp, or where that would hide what the
+		 * sandbox needs, on its private tmp directory alone */
+		snprintf(map, sizeof map, "mode=1777,size=%ldm", l->tmp);
+		if (tmp && undertmp(s))
+			(void)mount("tmpfs", tmp, "tmpfs", MS_NOSUID |
+			    MS_NODEV, map);
+		else if (tmp && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID |
+		    MS_NODEV, map) == 0) {
 			/* /tmp is now private; $TMPDIR is made again in it */
 			(void)mkdir(tmp, 0700);
 			tmp = NULL;
