@@ -152,8 +152,9 @@ for line in sys.stdin:
         print(json.dumps({"type": "tool.call", "id": f[0], "name": "shell",
                           "args": {"command": f[1]}}))
 ' >"$TMP/calls"
-	$RUN $WRAP oxi-tool "$@" -w "$WS" <"$TMP/calls" >"$TMP/results" \
-		2>"$TMP/tool.err"
+	# from $TMP: a python3 shim of WRAP may want to enter the cwd
+	(cd "$TMP" && exec $RUN $WRAP oxi-tool "$@" -w "$WS") \
+		<"$TMP/calls" >"$TMP/results" 2>"$TMP/tool.err"
 	python3 -c '
 import json, sys
 for line in open(sys.argv[1]):

@@ -6,8 +6,8 @@
  * and /bin links read-only, /etc read-only with its secrets masked (every
  * entry others may not read, and a fixed list), a fresh /proc (pid 1's
  * environ masked; read-only, so /proc/sys and the like are out of reach
- * even of root) and /dev, no /sys, a tmpfs on /tmp, read-only empty ones on
- * /home, /root and $HOME, the workspace bound read-write, the root
+ * even of root), a fresh read-only /dev, no /sys, bounded tmpfs on /tmp
+ * and /dev/shm, read-only empty ones on /home, /root and $HOME, the workspace bound read-write, the root
  * remounted read-only, no capability, and our seccomp filter.  Processes
  * are capped by RLIMIT_NPROC counted inside the user namespace
  * (prlimit(1) inside bubblewrap), and for root by a pids cgroup.  bwrap
@@ -31,7 +31,7 @@
 
 static char bwrap[PATH_MAX];	/* the bwrap binary */
 static char prlimitbin[PATH_MAX];	/* prlimit(1), or "" */
-static int nosize;		/* bwrap before 0.5: no --size for /tmp */
+static int nosize;		/* an old bwrap: no --size for a tmpfs */
 
 /* 1 if path is /, or a system directory or under one */
 static int
