@@ -5,8 +5,9 @@
  * possible), pid, net, ipc, uts and cgroup namespaces, /usr and the /lib
  * and /bin links read-only, /etc read-only with its secrets masked (every
  * entry others may not read, and a fixed list), a fresh /proc (pid 1's
- * environ masked) and /dev, a tmpfs on /tmp, read-only empty ones on
- * /home, /root and $HOME, the workspace bound read-write, the root
+ * environ masked; read-only, so /proc/sys and the like are out of reach
+ * even of root), a fresh read-only /dev, no /sys, bounded tmpfs on /tmp
+ * and /dev/shm, read-only empty ones on /home, /root and $HOME, the workspace bound read-write, the root
  * remounted read-only, no capability, and our seccomp filter.  Processes
  * are capped by RLIMIT_NPROC counted inside the user namespace
  * (prlimit(1) inside bubblewrap), and for root by a pids cgroup.  bwrap
@@ -30,6 +31,7 @@
 
 static char bwrap[PATH_MAX];	/* the bwrap binary */
 static char prlimitbin[PATH_MAX];	/* prlimit(1), or "" */
+static int nosize;		/* an old bwrap: no --size for a tmpfs */
 
 /* 1 if path is /, or a system directory or under one */
 static int
@@ -96,7 +98,10 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 		if (lstat(sbx_etcmask.v[i], &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
+			/* an empty mask, and nothing can be written in */
 			sbx_sv_add(a, "--tmpfs");
+			sbx_sv_add(a, sbx_etcmask.v[i]);
+			sbx_sv_add(a, "--remount-ro");
 			sbx_sv_add(a, sbx_etcmask.v[i]);
 		} else {
 			sbx_sv_add(a, "--ro-bind");
@@ -110,10 +115,26 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 	sbx_sv_add(a, "--ro-bind");
 	sbx_sv_add(a, "/dev/null");
 	sbx_sv_add(a, "/proc/1/environ");
+	/* and read-only: /proc/sys, /proc/sysrq-trigger and the rest are
+	 * the host's, which a real root inside would own */
+	sbx_sv_add(a, "--remount-ro");
+	sbx_sv_add(a, "/proc");
+	/* /dev read-only (its nodes still work), and the two tmpfs written
+	 * into, /tmp and /dev/shm, bounded: they are the host's memory */
 	sbx_sv_add(a, "--dev");
 	sbx_sv_add(a, "/dev");
-	sbx_sv_add(a, "--tmpfs");
-	sbx_sv_add(a, "/tmp");
+	sbx_sv_add(a, "--remount-ro");
+	sbx_sv_add(a, "/dev");
+	for (j = 0; j < 2; j++) {
+		if (!nosize) {
+			snprintf(num, sizeof num, "%lld", (long long)l->tmp <<
+			    (j == 0 ? 20 : 18));
+			sbx_sv_add(a, "--size");
+			sbx_sv_add(a, num);
+		}
+		sbx_sv_add(a, "--tmpfs");
+		sbx_sv_add(a, j == 0 ? "/tmp" : "/dev/shm");
+	}
 	for (j = 0; j < 3; j++) {
 		home = j == 0 ? "/home" : j == 1 ? "/root" : getenv("HOME");
 		if (j == 2 && nro > 0 && home && strcmp(home, ro[0]) == 0)
@@ -183,6 +204,12 @@ probe(int (*try)(const struct sbx_mech *))
 		(void)sbx_findbin("bwrap", bwrap, sizeof bwrap);
 	if (bwrap[0] && try(&sbx_bwrap) == 0)
 		return 0;
+	/* an old one may not know --size: its /tmp is unbounded then */
+	nosize = 1;
+	if (bwrap[0] && try(&sbx_bwrap) == 0) {
+		oxi_debug("sandbox: bubblewrap has no --size: /tmp unbounded");
+		return 0;
+	}
 	oxi_debug("sandbox: bubblewrap %s", bwrap[0] ?
 	    "does not work here" : "not found");
 	return -1;
@@ -200,7 +227,7 @@ prepare(struct sbx_job *j, char *why, size_t n)
 {
 	(void)why;
 	(void)n;
-	if ((j->xfd = sbx_seccomp_fd(j->sbx->net, !j->sbx->net)) < 0)
+	if ((j->xfd = sbx_seccomp_fd(j->sbx->net)) < 0)
 		oxi_debug("sandbox: no seccomp filter for bubblewrap");
 	args(j->sbx, &j->lim, j->argv, j->xfd, &j->args);
 	j->exe = xstrdup(bwrap);

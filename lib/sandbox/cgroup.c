@@ -1,8 +1,10 @@
 /*
- * cgroup.c - a pids cgroup per sandboxed child, for root, whom the kernel
- * exempts from RLIMIT_NPROC: made under our own cgroup (v2, else the v1
- * pids hierarchy) when we may, joined by the child, emptied and removed
- * when the child is reaped
+ * cgroup.c - cgroups per sandboxed child, for root: a pids cgroup (the
+ * kernel exempts root from RLIMIT_NPROC) and a memory cgroup (what
+ * RLIMIT_AS does not count: tmpfs files, memfds, the sum over processes),
+ * made under our own cgroup (v2: one for both, else the v1 pids and
+ * memory hierarchies) when we may, joined by the child, emptied and
+ * removed when the child is reaped
  */
 #define _GNU_SOURCE
 
@@ -22,77 +24,148 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/mech.h"
 
-/* a pids cgroup for root, who is exempt from RLIMIT_NPROC */
-char *
-sbx_cgmake(long nproc)
+/*
+ * The directory of our cgroup in the v2 hierarchy (ctl NULL) or in the
+ * v1 one of controller ctl, into out: 0, or -1 if there is none.
+ */
+static int
+cgbase(const char *ctl, char *out, size_t n)
 {
-	static unsigned seq;
-	char line[PATH_MAX + 256], mnt[PATH_MAX], self[PATH_MAX], dir[PATH_MAX];
+	char line[PATH_MAX + 256], mnt[PATH_MAX];
 	char *p, *q, *fields[12];
 	FILE *f;
-	int v2, nf, fd, ok;
+	int nf, i;
 
-	if (geteuid() != 0 || nproc <= 0)
-		return NULL;
-	for (v2 = 1; v2 >= 0; v2--) {
-		mnt[0] = self[0] = '\0';
-		if (!(f = fopen("/proc/self/mountinfo", "re")))
-			return NULL;
-		while (fgets(line, sizeof line, f)) {
-			for (nf = 0, p = strtok(line, " \n"); p && nf < 12;
-			    p = strtok(NULL, " \n"))
-				fields[nf++] = p;
-			/* id parent dev root mnt opts [tags] - type src sopts */
-			for (ok = 6; ok < nf && strcmp(fields[ok], "-"); ok++)
-				;
-			if (ok + 3 >= nf)
-				continue;
-			if (v2 && strcmp(fields[ok + 1], "cgroup2") == 0 &&
-			    strcmp(fields[3], "/") == 0) {
-				snprintf(mnt, sizeof mnt, "%s", fields[4]);
-				break;
-			}
-			if (!v2 && strcmp(fields[ok + 1], "cgroup") == 0 &&
-			    strstr(fields[ok + 3], "pids") &&
-			    strcmp(fields[3], "/") == 0) {
-				snprintf(mnt, sizeof mnt, "%s", fields[4]);
-				break;
-			}
-		}
-		fclose(f);
-		if (!mnt[0] || !(f = fopen("/proc/self/cgroup", "re")))
+	mnt[0] = '\0';
+	if (!(f = fopen("/proc/self/mountinfo", "re")))
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		for (nf = 0, p = strtok(line, " \n"); p && nf < 12;
+		    p = strtok(NULL, " \n"))
+			fields[nf++] = p;
+		/* id parent dev root mnt opts [tags] - type src sopts */
+		for (i = 6; i < nf && strcmp(fields[i], "-"); i++)
+			;
+		if (i + 3 >= nf || strcmp(fields[3], "/") != 0)
 			continue;
-		while (fgets(line, sizeof line, f)) {
-			if (!(p = strchr(line, ':')) || !(q = strchr(p + 1,
-			    ':')))
-				continue;
-			*q++ = '\0';
-			q[strcspn(q, "\n")] = '\0';
-			if ((v2 && strcmp(p + 1, "") == 0 && line[0] == '0') ||
-			    (!v2 && strstr(p + 1, "pids"))) {
-				snprintf(self, sizeof self, "%s",
-				    strcmp(q, "/") == 0 ? "" : q);
-				break;
-			}
+		if ((!ctl && strcmp(fields[i + 1], "cgroup2") == 0) ||
+		    (ctl && strcmp(fields[i + 1], "cgroup") == 0 &&
+		    strstr(fields[i + 3], ctl))) {
+			snprintf(mnt, sizeof mnt, "%s", fields[4]);
+			break;
 		}
-		fclose(f);
-		if ((size_t)snprintf(dir, sizeof dir, "%s%s/oxi-sbx.%ld.%u",
-		    mnt, self, (long)getpid(), seq++) >= sizeof dir)
-			continue;
-		if (mkdir(dir, 0700) < 0)
-			continue;
-		snprintf(line, sizeof line, "%s/pids.max", dir);
-		if ((fd = open(line, O_WRONLY | O_CLOEXEC)) >= 0) {
-			snprintf(line, sizeof line, "%ld\n", nproc);
-			ok = write(fd, line, strlen(line)) ==
-			    (ssize_t)strlen(line);
-			close(fd);
-			if (ok)
-				return xstrdup(dir);
-		}
-		rmdir(dir);
 	}
-	return NULL;
+	fclose(f);
+	if (!mnt[0] || !(f = fopen("/proc/self/cgroup", "re")))
+		return -1;
+	i = -1;
+	while (fgets(line, sizeof line, f)) {
+		if (!(p = strchr(line, ':')) || !(q = strchr(p + 1, ':')))
+			continue;
+		*q++ = '\0';
+		q[strcspn(q, "\n")] = '\0';
+		if ((!ctl && strcmp(p + 1, "") == 0 && line[0] == '0') ||
+		    (ctl && strstr(p + 1, ctl))) {
+			i = (size_t)snprintf(out, n, "%s%s", mnt, strcmp(q,
+			    "/") == 0 ? "" : q) >= n ? -1 : 0;
+			break;
+		}
+	}
+	fclose(f);
+	return i;
+}
+
+/* writes v to file in dir: 0 or -1 */
+static int
+cgset(const char *dir, const char *file, long long v)
+{
+	char path[PATH_MAX], num[32];
+	int fd, r;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	if (v < 0)
+		snprintf(num, sizeof num, "max\n");
+	else
+		snprintf(num, sizeof num, "%lld\n", v);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	r = oxi_writeall(fd, num, strlen(num));
+	close(fd);
+	return r;
+}
+
+/* a new cgroup under base: its directory, or NULL */
+static char *
+cgnew(const char *base)
+{
+	static unsigned seq;
+	char dir[PATH_MAX];
+
+	if ((size_t)snprintf(dir, sizeof dir, "%s/oxi-sbx.%ld.%u", base,
+	    (long)getpid(), seq++) >= sizeof dir || mkdir(dir, 0700) < 0)
+		return NULL;
+	return xstrdup(dir);
+}
+
+/* the memory limits of a cgroup in v2 (file names differ in v1) */
+static int
+cgmem(const char *dir, int v2, long long bytes)
+{
+	if (cgset(dir, v2 ? "memory.max" : "memory.limit_in_bytes",
+	    bytes) < 0)
+		return -1;
+	/* no swap to spill into; and an overflow kills the whole call */
+	if (v2) {
+		(void)cgset(dir, "memory.swap.max", 0);
+		(void)cgset(dir, "memory.oom.group", 1);
+	} else
+		(void)cgset(dir, "memory.memsw.limit_in_bytes", bytes);
+	return 0;
+}
+
+void
+sbx_cgmake(long nproc, long mem_mb, char *cg[2])
+{
+	char base[PATH_MAX];
+	long long mem = mem_mb > 0 ? (long long)mem_mb << 20 : -1;
+	int need = 0, done = 0;
+	char *d;
+
+	cg[0] = cg[1] = NULL;
+	if (geteuid() != 0)
+		return;
+	need = (nproc > 0 ? 1 : 0) | (mem > 0 ? 2 : 0);
+	if (need && cgbase(NULL, base, sizeof base) == 0 &&
+	    (d = cgnew(base))) {
+		if ((need & 1) && cgset(d, "pids.max", nproc) == 0)
+			done |= 1;
+		if ((need & 2) && cgmem(d, 1, mem) == 0)
+			done |= 2;
+		if (done)
+			cg[0] = d;
+		else {
+			rmdir(d);
+			free(d);
+		}
+	}
+	if ((need & ~done & 1) && cgbase("pids", base, sizeof base) == 0 &&
+	    (d = cgnew(base))) {
+		if (cgset(d, "pids.max", nproc) == 0)
+			cg[cg[0] ? 1 : 0] = d;
+		else {
+			rmdir(d);
+			free(d);
+		}
+	}
+	if ((need & ~done & 2) && cgbase("memory", base,
+	    sizeof base) == 0 && (d = cgnew(base))) {
+		if (cgmem(d, 0, mem) == 0)
+			cg[cg[0] ? 1 : 0] = d;
+		else {
+			rmdir(d);
+			free(d);
+		}
+	}
 }
 
 int
@@ -101,6 +174,8 @@ sbx_cgjoin(const char *dir)
 	char path[PATH_MAX], num[32];
 	int fd, r;
 
+	if (!dir)
+		return 0;
 	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
 	snprintf(num, sizeof num, "%ld\n", (long)getpid());
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
@@ -110,17 +185,41 @@ sbx_cgjoin(const char *dir)
 	return r;
 }
 
+/* 1 if the memory cgroup dir killed a process for want of memory */
+static int
+cgoom(const char *dir)
+{
+	static const char *const files[] = { "memory.events",
+		"memory.oom_control", NULL };
+	char path[PATH_MAX], buf[1024], *p;
+	ssize_t n;
+	int fd, i;
+
+	for (i = 0; files[i]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		if ((p = strstr(buf, "oom_kill ")) && atol(p + 9) > 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* kills every process in cgroup dir until it is empty, removes it */
-void
+int
 sbx_cgdrop(char *dir)
 {
 	char path[PATH_MAX], buf[4096], *p;
 	long long t0 = oxi_clock_ms();
 	ssize_t n;
-	int fd, any;
+	int fd, any, oom;
 
 	if (!dir)
-		return;
+		return 0;
+	oom = cgoom(dir);
 	snprintf(path, sizeof path, "%s/cgroup.kill", dir);
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
 		(void)!write(fd, "1", 1);
@@ -148,4 +247,5 @@ sbx_cgdrop(char *dir)
 	while (rmdir(dir) < 0 && errno == EBUSY && oxi_clock_ms() - t0 < 5000)
 		usleep(2000);
 	free(dir);
+	return oom;
 }

@@ -160,6 +160,10 @@ sbx_limits(const struct oxi_sbx *s, struct sbx_lim *l)
 	l->nofile = s->nofile ? s->nofile : 32;
 	l->fsize = s->fsize_mb ? s->fsize_mb : 64;
 	l->timeout = s->timeout_ms > 0 ? s->timeout_ms : 30000;
+	l->tmp = oxi_getenv("OXI_SANDBOX_TMP_MAX") ?
+	    atol(oxi_getenv("OXI_SANDBOX_TMP_MAX")) : 0;
+	if (l->tmp <= 0 || l->tmp > 1L << 20)
+		l->tmp = 256;
 }
 
 /* a variable name that looks like it holds a secret */
@@ -378,7 +382,7 @@ sbx_confine(struct sbx_job *j, const struct oxi_pipes *p)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	setsid();
-	if (j->cg && sbx_cgjoin(j->cg) < 0)
+	if (sbx_cgjoin(j->cg[0]) < 0 || sbx_cgjoin(j->cg[1]) < 0)
 		_exit(OXI_EX_TEMP);
 	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 	/* out of the way of 0 to 4 first, without close-on-exec */

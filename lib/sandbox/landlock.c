@@ -150,7 +150,7 @@ dropcaps(void)
 static void
 llexec(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
     char *const argv[], char *const envp[], const char *tmp, int procok,
-    int userns, int pidns, int probing)
+    int userns, int ns, int probing)
 {
 	if (l->nproc > 0 && getuid() != 0)
 		sbx_setlim(RLIMIT_NPROC, l->nproc + (userns ? 0 :
@@ -161,7 +161,7 @@ llexec(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    restrict_(s, tmp, procok) < 0)
 		_exit(OXI_EX_NOEXEC);
-	if (sbx_seccomp_load(s->net, 0, pidns) < 0)
+	if (sbx_seccomp_load(s->net, ns) < 0)
 		_exit(OXI_EX_NOEXEC);
 	if (probing)
 		_exit(0);
@@ -210,7 +210,7 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 	mntns = (ns & CLONE_NEWNS) != 0;
 	if (!pidns) {
 		close(statfd);
-		llexec(s, l, exe, argv, envp, tmp, 0, userns, 0, probing);
+		llexec(s, l, exe, argv, envp, tmp, 0, userns, ns, probing);
 	}
 	if ((pid = fork()) < 0)
 		_exit(OXI_EX_TEMP);
@@ -227,10 +227,16 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 	close(statfd);
 	if (mntns && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
-		    MS_NOEXEC, NULL) == 0)
+		    MS_NOEXEC | MS_RDONLY, NULL) == 0)
 			procok = 1;
-		if (tmp && !undertmp(s) && mount("tmpfs", "/tmp", "tmpfs",
-		    MS_NOSUID | MS_NODEV, "mode=1777,size=256m") == 0) {
+		/* a bounded tmpfs on /tmp, or where that would hide what the
+		 * sandbox needs, on its private tmp directory alone */
+		snprintf(map, sizeof map, "mode=1777,size=%ldm", l->tmp);
+		if (tmp && undertmp(s))
+			(void)mount("tmpfs", tmp, "tmpfs", MS_NOSUID |
+			    MS_NODEV, map);
+		else if (tmp && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID |
+		    MS_NODEV, map) == 0) {
 			/* /tmp is now private; $TMPDIR is made again in it */
 			(void)mkdir(tmp, 0700);
 			tmp = NULL;
@@ -240,7 +246,7 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 		_exit(OXI_EX_TEMP);
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		llexec(s, l, exe, argv, envp, tmp, procok, userns, 1, probing);
+		llexec(s, l, exe, argv, envp, tmp, procok, userns, ns, probing);
 	}
 	sbx_closefrom(0);
 	_exit(sbx_reap(pid, 0));

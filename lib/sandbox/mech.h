@@ -71,6 +71,7 @@ struct ll_path_beneath {
 
 struct sbx_lim {		/* the limits of oxi_sbx, defaults filled in */
 	long cpu, mem, nproc, nofile, fsize, timeout;
+	long tmp;		/* MiB of the sandbox's own /tmp tmpfs */
 };
 
 struct sbx_strv {		/* growable list of strings */
@@ -88,7 +89,7 @@ struct sbx_job {		/* one spawn, as a mechanism sees it */
 	char *exe;		/* what the child execs (NULL after prepare:
 				 * argv[0] in the sandbox PATH) */
 	char *tmp;		/* a private tmp directory, or NULL */
-	char *cg;		/* a pids cgroup, or NULL */
+	char *cg[2];		/* pids and memory cgroups, or NULL */
 	int st;			/* the status pipe's write end: fd 3 inside */
 	int xfd;		/* for fd 4 inside (bwrap's seccomp), or -1 */
 	long nuid;		/* processes of our uid, counted before fork */
@@ -142,15 +143,21 @@ int sbx_code(int status, int wrapper);
 /* waits for pid, reaping every other child on the way: sbx_code */
 int sbx_reap(pid_t pid, int wrapper);
 
-/* seccomp.c: the filter (net: AF_INET and AF_INET6; unixok: AF_UNIX;
- * pidns: setsid and setpgid allowed) */
+/* seccomp.c: the filter (net: AF_INET and AF_INET6; ns: the CLONE_NEW*
+ * flags the sandbox has: with CLONE_NEWPID setsid and setpgid, with
+ * CLONE_NEWIPC System V and POSIX IPC are allowed) */
 int sbx_seccomp_ok(void);		/* 1 if this kernel and arch have it */
-int sbx_seccomp_load(int net, int unixok, int pidns);	/* 0 or -1 */
-int sbx_seccomp_fd(int net, int unixok);	/* as bytes on a pipe, or -1 */
+int sbx_seccomp_load(int net, int ns);	/* 0 or -1 */
+int sbx_seccomp_fd(int net);		/* bwrap's, on a pipe, or -1 */
 
-/* cgroup.c: a pids cgroup for root, whom RLIMIT_NPROC exempts */
-char *sbx_cgmake(long nproc);		/* its directory, or NULL */
-int sbx_cgjoin(const char *dir);	/* moves the caller in: 0 or -1 */
-void sbx_cgdrop(char *dir);		/* kills all inside, removes, frees */
+/* cgroup.c: for root, whom RLIMIT_NPROC exempts, a pids cgroup, and a
+ * memory one bounding what RLIMIT_AS does not count (tmpfs, memfds, the
+ * sum over processes): up to two directories (one in v2) in cg, the rest
+ * NULL; none when not root or none can be made */
+void sbx_cgmake(long nproc, long mem_mb, char *cg[2]);
+int sbx_cgjoin(const char *dir);	/* moves the caller in: 0 or -1;
+					 * NULL: 0 */
+int sbx_cgdrop(char *dir);		/* kills all inside, removes, frees:
+					 * 1 if it killed for memory */
 
 #endif

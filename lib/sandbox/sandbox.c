@@ -50,7 +50,7 @@ struct kid {
 	pid_t pid;		/* our child, or 0 */
 	int pidfd;		/* the sandbox's init or our child, or -1 */
 	char *tmp;		/* a private tmp directory to remove, or NULL */
-	char *cg;		/* a pids cgroup directory to remove, or NULL */
+	char *cg[2];		/* cgroup directories to remove, or NULL */
 	int relay;		/* an init relays its exit (sbx_code) */
 };
 static struct kid kids[MAXKIDS];
@@ -127,7 +127,7 @@ oxi_sbx_mechanism(void)
 	return oxi_sbx_unsafe ? "unsafe" : "none";
 }
 
-static void kidfree(struct kid *);
+static int kidfree(struct kid *);
 
 static struct kid *
 kidget(pid_t pid, int make)
@@ -164,11 +164,14 @@ rmfn(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return 0;
 }
 
-static void
+/* frees what was kept of a child: 1 if its memory cgroup killed */
+static int
 kidfree(struct kid *k)
 {
+	int oom;
+
 	if (!k)
-		return;
+		return 0;
 	if (k->pidfd >= 0)
 		close(k->pidfd);
 	if (k->tmp) {
@@ -176,9 +179,11 @@ kidfree(struct kid *k)
 		    FTW_MOUNT);
 		free(k->tmp);
 	}
-	sbx_cgdrop(k->cg);
+	oom = sbx_cgdrop(k->cg[0]);
+	oom |= sbx_cgdrop(k->cg[1]);
 	memset(k, 0, sizeof *k);
 	k->pidfd = -1;
+	return oom;
 }
 
 /* waits up to ms for the pidfd to say its process is gone */
@@ -292,7 +297,7 @@ spawn(const struct sbx_mech *m, const struct oxi_sbx *s, char *const argv[],
 	if (!j.exe)
 		j.exe = sbx_resolve(argv[0]);
 	if (!probing)
-		j.cg = sbx_cgmake(j.lim.nproc);
+		sbx_cgmake(j.lim.nproc, j.lim.mem, j.cg);
 	j.st = st[1];
 	if ((pid = oxi_fork(1)) < 0) {
 		snprintf(why, n, "sandbox: fork: %s", strerror(errno));
@@ -313,12 +318,14 @@ spawn(const struct sbx_mech *m, const struct oxi_sbx *s, char *const argv[],
 		k->pidfd = (int)syscall(SYS_pidfd_open, init > 0 ? init : pid,
 		    0);
 		k->tmp = j.tmp;
-		k->cg = j.cg;
+		k->cg[0] = j.cg[0];
+		k->cg[1] = j.cg[1];
 		k->relay = init > 0;
 	} else {
 		/* more children than we track: no cleanup help for this one */
 		free(j.tmp);
-		free(j.cg);
+		free(j.cg[0]);
+		free(j.cg[1]);
 	}
 	oxi_pipes_parent(&p, in, out, err);
 	sbx_sv_free(&j.env);
@@ -338,7 +345,8 @@ fail:
 		rmdir(j.tmp);
 		free(j.tmp);
 	}
-	sbx_cgdrop(j.cg);
+	(void)sbx_cgdrop(j.cg[0]);
+	(void)sbx_cgdrop(j.cg[1]);
 	sbx_sv_free(&j.env);
 	sbx_sv_free(&j.args);
 	free(j.exe);
@@ -358,38 +366,48 @@ sbxwait(pid_t pid, const struct kid *k)
 	return sbx_code(st, k && k->relay);
 }
 
-int
-oxi_sbx_wait(pid_t pid)
-{
-	struct kid *k = kidget(pid, 0);
-	int code = sbxwait(pid, k);
-
-	kidfree(k);
-	return code;
-}
-
-void
-oxi_sbx_reaped(pid_t pid)
-{
-	kidfree(kidget(pid, 0));
-}
-
-int
-oxi_sbx_kill(pid_t pid)
+/* waits for pid, killing it and all it started first if killit: its
+ * exit code or -1; *oom says if its memory cgroup killed in it */
+static int
+endkid(pid_t pid, int killit, int *oom)
 {
 	struct kid *k = kidget(pid, 0);
 	int code;
 
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	if (k && k->pidfd >= 0) {
+	if (killit) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	if (killit && k && k->pidfd >= 0) {
 		(void)syscall(SYS_pidfd_send_signal, k->pidfd, SIGKILL, NULL,
 		    0);
 		pidfdwait(k->pidfd, 5000);
 	}
 	code = sbxwait(pid, k);
-	kidfree(k);
+	*oom = kidfree(k);
 	return code;
+}
+
+int
+oxi_sbx_wait(pid_t pid)
+{
+	int oom;
+
+	return endkid(pid, 0, &oom);
+}
+
+void
+oxi_sbx_reaped(pid_t pid)
+{
+	(void)kidfree(kidget(pid, 0));
+}
+
+int
+oxi_sbx_kill(pid_t pid)
+{
+	int oom;
+
+	return endkid(pid, 1, &oom);
 }
 
 /* 1 once our child pid has exited, not reaped yet */
@@ -416,7 +434,7 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 	size_t off = 0, take;
 	ssize_t r;
 	pid_t pid;
-	int fin = -1, fout = -1, pfd, np, ip, ix, exited = 0, rc;
+	int fin = -1, fout = -1, pfd, np, ip, ix, exited = 0, rc, oom;
 
 	sbx_limits(s, &l);
 	memset(res, 0, sizeof *res);
@@ -513,12 +531,15 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 			res->timed_out = 1;
 	}
 	/* never kill(-pid) once pid is reaped: it may be someone else's */
-	if (res->timed_out)
-		rc = oxi_sbx_kill(pid);
-	else
-		rc = oxi_sbx_wait(pid);
+	rc = endkid(pid, res->timed_out, &oom);
 	if (pfd >= 0)
 		close(pfd);
 	res->code = rc < 0 ? 128 : rc;
+	if (oom)
+		snprintf(res->limit, sizeof res->limit, "the memory limit "
+		    "of %ld MiB", l.mem);
+	else if (res->code == 128 + SIGXFSZ && l.fsize > 0)
+		snprintf(res->limit, sizeof res->limit, "the file size "
+		    "limit of %ld MiB", l.fsize);
 	return 0;
 }

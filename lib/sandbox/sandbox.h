@@ -35,6 +35,8 @@ struct oxi_sbx_res {
 	int code;		/* as oxi_sbx_wait; 137 if killed */
 	int timed_out;		/* killed by the wall clock */
 	size_t total;		/* output bytes made; out holds cap at most */
+	char limit[64];		/* the limit that killed it ("the memory
+				 * limit of 512 MiB"), or "" */
 };
 extern int oxi_sbx_unsafe;	/* -U: run unconfined when nothing works */
 /* "bwrap", "landlock", "unsafe" (none, unsafe mode on) or "none" */

@@ -2,14 +2,20 @@
  * seccomp.c - the sandbox's seccomp filter, plain BPF built here: a few
  * dozen instructions did not need libseccomp
  *
- * It refuses sockets but AF_UNIX where no host socket can be reached
- * (AF_INET and AF_INET6 too, but not raw ones, when the network is
- * granted), ptrace, process_vm_*, mount and the new mount API, bpf,
- * keyctl, add_key, request_key, perf_event_open, unshare, setns, clone
+ * It refuses sockets (socketpair makes none a host listener can see):
+ * AF_UNIX always, since a socket file in the workspace or a path bound
+ * in may lead to a host listener and seccomp cannot see the path; AF_INET
+ * and AF_INET6 but when the network is granted, and never raw ones;
+ * ptrace, process_vm_*, mount and the new mount API, bpf,
+ * keyctl, add_key, request_key, what sets host-global state (hostname,
+ * domain name, clock, swap, reboot, syslog, acct, quotas),
+ * perf_event_open, unshare, setns, clone
  * with namespace flags (clone3 says ENOSYS so libc falls back to clone),
  * io_uring, modules, kexec, TIOCSTI and TIOCLINUX; without a pid
  * namespace also setsid and setpgid, so that killing the process group
- * leaves no survivor.  Landlock loads it in the child; bubblewrap reads
+ * leaves no survivor; without an IPC namespace (Landlock without user
+ * namespaces) System V and POSIX message queue calls, which would reach
+ * the host's.  Landlock loads it in the child; bubblewrap reads
  * it from a pipe (--seccomp).
  */
 #define _GNU_SOURCE
@@ -79,13 +85,22 @@ deny(struct bpf *b, long nr, unsigned int r)
 #define RET_ERR(e)	(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 #define RET_OK		SECCOMP_RET_ALLOW
 
+/* System V IPC and POSIX message queues: the IPC namespace's */
+static const long ipccalls[] = {
+	SYS_shmget, SYS_shmat, SYS_shmctl, SYS_shmdt, SYS_msgget, SYS_msgsnd,
+	SYS_msgrcv, SYS_msgctl, SYS_semget, SYS_semop, SYS_semctl,
+	SYS_semtimedop, SYS_mq_open, SYS_mq_unlink, SYS_mq_timedsend,
+	SYS_mq_timedreceive, SYS_mq_notify, SYS_mq_getsetattr, -1
+};
+
 /*
- * The filter: net grants AF_INET and AF_INET6 (not raw), unixok grants
- * AF_UNIX sockets, pidns keeps setsid and setpgid.  0, or -1 when this
- * architecture is unknown.
+ * The filter: net grants AF_INET and AF_INET6 (not raw); ns holds the
+ * CLONE_NEW* flags the sandbox has: CLONE_NEWPID keeps setsid and
+ * setpgid, CLONE_NEWIPC System V IPC and message queues.  0, or -1 when
+ * this architecture is unknown.
  */
 static int
-mkfilter(struct bpf *b, int net, int unixok, int pidns)
+mkfilter(struct bpf *b, int net, int ns)
 {
 	static const long denied[] = {
 		SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev,
@@ -96,7 +111,8 @@ mkfilter(struct bpf *b, int net, int unixok, int pidns)
 		SYS_name_to_handle_at, SYS_userfaultfd, SYS_swapon,
 		SYS_swapoff, SYS_reboot, SYS_syslog, SYS_acct, SYS_quotactl,
 		SYS_vhangup, SYS_settimeofday, SYS_clock_settime,
-		SYS_adjtimex, SYS_sethostname, SYS_setdomainname,
+		SYS_adjtimex, SYS_clock_adjtime, SYS_sethostname,
+		SYS_setdomainname, SYS_lookup_dcookie,
 #ifdef SYS_kexec_file_load
 		SYS_kexec_file_load,
 #endif
@@ -136,10 +152,12 @@ mkfilter(struct bpf *b, int net, int unixok, int pidns)
 #endif
 	for (i = 0; denied[i] >= 0; i++)
 		deny(b, denied[i], RET_ERR(EPERM));
-	if (!pidns) {
+	if (!(ns & CLONE_NEWPID)) {
 		deny(b, SYS_setsid, RET_ERR(EPERM));
 		deny(b, SYS_setpgid, RET_ERR(EPERM));
 	}
+	for (i = 0; !(ns & CLONE_NEWIPC) && ipccalls[i] >= 0; i++)
+		deny(b, ipccalls[i], RET_ERR(EPERM));
 #ifdef SYS_clone3
 	deny(b, SYS_clone3, RET_ERR(ENOSYS));
 #endif
@@ -162,7 +180,7 @@ mkfilter(struct bpf *b, int net, int unixok, int pidns)
 	op(b, BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 10);
 	op(b, BPF_LD | BPF_W | BPF_ABS, ARGLO(0), 0, 0);
 	op(b, BPF_JMP | BPF_JEQ | BPF_K, 1 /* AF_UNIX */, 0, 1);
-	op(b, BPF_RET | BPF_K, unixok ? RET_OK : RET_ERR(EACCES), 0, 0);
+	op(b, BPF_RET | BPF_K, RET_ERR(EACCES), 0, 0);
 	op(b, BPF_JMP | BPF_JEQ | BPF_K, 2 /* AF_INET */, 1, 0);
 	op(b, BPF_JMP | BPF_JEQ | BPF_K, 10 /* AF_INET6 */, 0, 3);
 	op(b, BPF_LD | BPF_W | BPF_ABS, ARGLO(1), 0, 0);
@@ -178,12 +196,12 @@ mkfilter(struct bpf *b, int net, int unixok, int pidns)
 }
 
 int
-sbx_seccomp_load(int net, int unixok, int pidns)
+sbx_seccomp_load(int net, int ns)
 {
 	struct bpf b;
 	struct sock_fprog prog;
 
-	if (mkfilter(&b, net, unixok, pidns) < 0)
+	if (mkfilter(&b, net, ns) < 0)
 		return -1;
 	prog.len = (unsigned short)b.n;
 	prog.filter = b.f;
@@ -194,12 +212,13 @@ sbx_seccomp_load(int net, int unixok, int pidns)
 
 /* the filter as bytes on a pipe, for bwrap --seccomp: read end or -1 */
 int
-sbx_seccomp_fd(int net, int unixok)
+sbx_seccomp_fd(int net)
 {
 	struct bpf b;
 	int p[2];
 
-	if (mkfilter(&b, net, unixok, 1) < 0)
+	/* bubblewrap always makes pid and IPC namespaces (--unshare-all) */
+	if (mkfilter(&b, net, CLONE_NEWPID | CLONE_NEWIPC) < 0)
 		return -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;

@@ -272,7 +272,8 @@ shell(struct oxi_tool_call *c)
 		oxi_buf_printf(out, "[killed: the command ran over its timeout "
 		    "of %ld s]", (sbx.timeout_ms + 999) / 1000);
 	else if (res.code > 128)
-		oxi_buf_printf(out, "[killed by signal %d]", res.code - 128);
+		oxi_buf_printf(out, "[killed by signal %d%s%s]", res.code - 128,
+		    res.limit[0] ? ": over " : "", res.limit);
 	else
 		oxi_buf_printf(out, "[exit code %d]", res.code);
 	ret = res.timed_out || res.code != 0 ? -1 : 0;
