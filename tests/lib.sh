@@ -1,6 +1,6 @@
 # lib.sh - TAP helpers for oxi's shell tests, sourced by tests/t*.t
 #
-# Each test file: cd "${0%/*}"; . ./lib.sh; plan N; check ...; done_testing
+# Each test file: cd "$(dirname "$0")" && . ./lib.sh || exit 1; plan N; check ...; done_testing
 # Commands under test come from ../bin (put first on PATH).  Every test
 # gets its own scratch directory $TMP, removed at exit, and its own
 # OXI_HOME so that dead letters and databases never touch the user's.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # every command: usage equals its man page SYNOPSIS, the page is clean
 # under mandoc -Tlint, and bash, zsh and fish completions exist
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat"
 plan $((6 * 7 + 2))

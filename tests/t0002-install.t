@@ -1,6 +1,6 @@
 #!/bin/sh
 # make install and uninstall honour PREFIX, DESTDIR and MANDIR
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 8
 
 D="$TMP/stage"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # long streams under valgrind: no per-record leaks, no memory errors.
 # These processes run for weeks; a few bytes lost per record would show.
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 7
 
 if ! command -v valgrind >/dev/null 2>&1 || nm "$TOP/bin/oxi-guard" 2>/dev/null | grep -q __asan_init; then

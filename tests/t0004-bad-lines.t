@@ -2,7 +2,7 @@
 # 100 bad lines of every kind among 1000 good ones: each bad line is one
 # stderr line and one dead letter with its reason and line number, every
 # good line goes through, and the stage ends with status 1
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 12
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"

@@ -3,7 +3,7 @@
 # no loops between objects, includes, link closure, one export per
 # plug-in member, no dispatch on a member's name, unique basenames, and
 # the two-file rule for a provider preset and a channel
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 15
 
 L="$TOP/lib"

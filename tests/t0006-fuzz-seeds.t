@@ -2,7 +2,7 @@
 # every fuzz harness of tests/fuzz/ (clang, libFuzzer, ASan, UBSan) once
 # over its seeds, and over the recorded streams of ../shared/wire when
 # they are there: a regression run of seconds; make fuzz is the campaign
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 harnesses="nd sse json html url shpolicy openai anthropic gemini ollama
 responses"

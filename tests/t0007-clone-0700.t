@@ -4,7 +4,7 @@
 # under a 0700 directory (as /root is), built, and they run there; none
 # may skip for want of a way in (skipped when not root, without setpriv
 # or nobody, or when this tree is not a git checkout)
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 [ "$(id -u)" = 0 ] || skip_all "cloning for nobody needs root"
 command -v setpriv >/dev/null || skip_all "no setpriv"

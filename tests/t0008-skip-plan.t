@@ -1,7 +1,7 @@
 #!/bin/sh
 # lib.sh's skip_all: a skipped file prints exactly one plan, whether it
 # skips before plan() or after, and the stream it prints is valid TAP
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 7
 
 # t NAME BODY: a test file $TMP/NAME.t that sources lib.sh, then BODY

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-recv cli: lines of stdin become msg.in records
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 41
 
 unset OXI_MAXLINE

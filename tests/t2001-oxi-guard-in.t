@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-guard in: sender allowlist, size limit, pass-through, bad input
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 33
 
 unset OXI_GUARD_MAX_IN OXI_MAXLINE

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-guard out: secret redaction, draft hold-back, size cap, bad input
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 30
 
 unset OXI_GUARD_MAX_OUT OXI_SECRETS_FILE OXI_REDACT_ENV OXI_MAXLINE

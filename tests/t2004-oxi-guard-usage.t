@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-guard: --help and the man page agree, usage errors, exit codes
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 20
 
 unset OXI_GUARD_MAX_IN OXI_GUARD_MAX_OUT OXI_SECRETS_FILE OXI_REDACT_ENV

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-guard out: a broken line carrying a secret leaves it nowhere
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 4
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"

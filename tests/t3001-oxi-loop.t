@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-loop: turns, drafts, tools, history, failures, pass-through
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 30
 
 export OXI_LLM="python3 $TESTS/fake/llm-stage.py"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-loop keeps the model's thinking blocks and call signatures in the
 # history and sends them back unchanged in the next request of the turn
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 3
 
 cat >"$TMP/llm.py" <<'EOF2'

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-loop with a real oxi-tool: taint kept across a turn, work made visible
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 11
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"

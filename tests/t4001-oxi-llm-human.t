@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-llm in human mode: the prompt from arguments and stdin, the reply
 # streamed to stdout, and an exit code for every kind of failure
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 # one attempt per request: retries are t42xx's business
 export OXI_LLM_RETRIES=0
 plan 34

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-llm -j: llm.request in, llm.delta and one llm.response out, tool
 # calls reassembled, several requests in flight, bad lines, pass-through
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 28
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"

@@ -2,7 +2,7 @@
 # oxi-llm -j when things go wrong: every failing request gets exactly one
 # error record (and no llm.response), retryable or not, with one stderr
 # line, and the API key shows up nowhere
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 # one attempt per request: retries are t42xx's business
 export OXI_LLM_RETRIES=0
 plan 24

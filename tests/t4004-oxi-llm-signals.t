@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-llm -j under a supervisor: readiness, SIGHUP is harmless, SIGTERM
 # stops reading and finishes the requests in flight, then exits 0
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 9
 
 fake_server openai.py --hang --log "$TMP/log"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-llm -j over HTTP against recorded OpenAI streams from
 # $SHARED/wire/openai-chat, replayed in odd-sized pieces
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 if [ -z "$SHARED" ] || [ ! -d "$SHARED/wire/openai-chat" ]; then
 	echo "1..0 # SKIP no shared wire samples"
 	exit 0

@@ -2,7 +2,7 @@
 # oxi-llm with anthropic/ models against a fake Messages API: streaming,
 # tool use, caching marks, thinking blocks sent back unchanged, and each
 # way a reply can fail
-cd "${0%/*}" && . ./lib.sh && . ./llmprov.sh
+cd "$(dirname "$0")" && . ./lib.sh && . ./llmprov.sh || exit 1
 plan $((PROV_CHECKS + 8))
 
 FAKE=anthropic.py MODEL=anthropic/claude-fake DIALECT=anthropic

@@ -2,7 +2,7 @@
 # oxi-llm with gemini/ models against a fake generateContent API:
 # streaming, function calls and responses, thought signatures sent back,
 # and each way a reply can fail
-cd "${0%/*}" && . ./lib.sh && . ./llmprov.sh
+cd "$(dirname "$0")" && . ./lib.sh && . ./llmprov.sh || exit 1
 plan $((PROV_CHECKS + 7))
 
 FAKE=gemini.py MODEL=gemini/gemini-fake DIALECT=gemini

@@ -2,7 +2,7 @@
 # oxi-llm with ollama/ models against a fake Ollama /api/chat: NDJSON
 # streaming, tool calls with object arguments, tool_name on results,
 # thinking sent back, and each way a reply can fail
-cd "${0%/*}" && . ./lib.sh && . ./llmprov.sh
+cd "$(dirname "$0")" && . ./lib.sh && . ./llmprov.sh || exit 1
 plan $((PROV_CHECKS + 5))
 
 FAKE=ollama.py MODEL=ollama/llama-fake DIALECT=ollama

@@ -2,7 +2,7 @@
 # oxi-llm with openai-responses/ models against a fake Responses API:
 # typed events, function calls with streamed arguments, reasoning items
 # sent back encrypted, and each way a reply can fail
-cd "${0%/*}" && . ./lib.sh && . ./llmprov.sh
+cd "$(dirname "$0")" && . ./lib.sh && . ./llmprov.sh || exit 1
 plan $((PROV_CHECKS + 6))
 
 FAKE=responses.py MODEL=openai-responses/gpt-fake DIALECT=responses

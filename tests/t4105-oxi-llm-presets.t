@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-llm's named providers: default keys and base URLs, extra headers
 # per provider, and prompt-guided tools for models without tool calling
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 export OXI_LLM_RETRIES=0 OXI_LLM_BREAKER=0
 for p in OPENAI ANTHROPIC GEMINI OLLAMA OPENROUTER GROQ DEEPSEEK MISTRAL \
     TOGETHER XAI LMSTUDIO VLLM LLAMA; do

@@ -2,7 +2,7 @@
 # oxi-llm -j over HTTP against recorded Anthropic, Gemini and Responses
 # streams from $SHARED/wire, replayed in odd-sized pieces: what a user of
 # each provider gets from each recording
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 if [ -z "$SHARED" ] || [ ! -d "$SHARED/wire/anthropic" ]; then
 	echo "1..0 # SKIP no shared wire samples"
 	exit 0

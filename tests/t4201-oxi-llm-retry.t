@@ -3,7 +3,7 @@
 # errors inside the stream, timeouts, truncation and refused connections,
 # never sooner than Retry-After, never on 401, 403 or 400, and never once
 # text went out
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 33
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"

@@ -2,7 +2,7 @@
 # oxi-llm circuit breakers: a provider that failed OXI_LLM_BREAKER times
 # in a row is not called for OXI_LLM_BREAKER_TIME (requests fail at once
 # with circuit_open), then one probe decides whether it closes again
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 16
 
 export OXI_LLM_RETRIES=0 OXI_LLM_PARALLEL=1 OXI_MODEL=openai/fake-model

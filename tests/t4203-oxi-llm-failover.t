@@ -3,7 +3,7 @@
 # "model", or OXI_MODEL) moves to the next model once retries are spent,
 # at once on a 429 or an open breaker, never on auth or bad requests;
 # the answer says which model gave it
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 16
 
 export OXI_LLM_BACKOFF=0.01 OXI_LLM_BACKOFF_MAX=0.02 OXI_LLM_RETRIES=1

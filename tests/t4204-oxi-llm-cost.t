@@ -2,7 +2,7 @@
 # oxi-llm accounting: usage with five counts and cost_usd from the price
 # table on every answer, the spend ledger, and budgets per day, month and
 # session that refuse a request before anything is sent
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 29
 
 export OXI_LLM_RETRIES=0 OXI_LLM_PARALLEL=1

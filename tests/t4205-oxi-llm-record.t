@@ -2,7 +2,7 @@
 # oxi-llm --record appends each request and the records that answered
 # it; --replay answers matching requests from such a file (matched on
 # model, messages and tools, never on the id) without the network
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 18
 
 export OXI_LLM_RETRIES=0 OXI_LLM_PARALLEL=1 OXI_MODEL=openai/fake-model

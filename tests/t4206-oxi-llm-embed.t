@@ -2,7 +2,7 @@
 # oxi-llm embed.request: vectors from OpenAI-compatible /embeddings,
 # Gemini batchEmbedContents and Ollama /api/embed, with usage, cost,
 # retries and recording like llm.request; none from Anthropic
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 26
 
 export OXI_DEADLETTER="$TMP/dead.ndjson" OXI_LLM_BACKOFF=0.01

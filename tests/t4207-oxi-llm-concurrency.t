@@ -2,7 +2,7 @@
 # oxi-llm -j keeps many requests in flight in one process, reuses its
 # connections, can open them before it says it is ready (-W), cuts a
 # request at OXI_LLM_TIMEOUT, and lists the models it knows (-M)
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 14
 
 export OXI_MODEL=openai/fake-model OXI_LLM_RETRIES=0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-tool --list: one line of JSON, the definitions of the three tools
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 11
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-tool: read_file, write_file and list_dir in the workspace
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 21
 

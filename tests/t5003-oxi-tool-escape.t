@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-tool: no path leads out of the workspace, for reading or writing
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 14
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-tool: one result per call, errors as results, bad lines, other
 # records passed through, taint, readiness, signals and exit codes
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 29
 

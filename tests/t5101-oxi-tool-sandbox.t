@@ -4,7 +4,7 @@
 # environment, resource limits, no survivor, no escape.
 # SBX_MECH=bwrap|landlock picks the mechanism (t5102 runs landlock) and
 # SBX_AS=nobody runs oxi-tool as nobody through setpriv (t5103, t5104).
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 MECH=${SBX_MECH:-bwrap}
 AS=${SBX_AS:-$(id -un)}

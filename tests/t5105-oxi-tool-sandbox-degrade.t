@@ -3,7 +3,7 @@
 # switch OXI_SANDBOX=none-available) the shell tool refuses to run; -U or
 # OXI_SANDBOX=unsafe runs it unconfined with a warning per call; a broken
 # bubblewrap is refused, or passed over for Landlock.
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 17
 

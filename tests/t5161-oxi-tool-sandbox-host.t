@@ -5,7 +5,7 @@
 # the host is reached, no SysV IPC is shared.  SBX_MECH=bwrap|landlock
 # picks the mechanism, SBX_AS=nobody runs oxi-tool as nobody (t5162-4).
 # Every probe that could change the host writes back what it read.
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 MECH=${SBX_MECH:-bwrap}
 [ "$MECH" != bwrap ] || command -v bwrap >/dev/null ||

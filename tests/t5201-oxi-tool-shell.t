@@ -2,7 +2,7 @@
 # oxi-tool shell: the tool's contract (arguments, output, exit code, cwd,
 # timeout, cap), the binary looked up in the system directories only, and
 # approvals bound to the exact argv, binary and cwd
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 # the argv policy: the strict mode (t5203 tests the default, sh -c in the
 # sandbox)
 export OXI_SHELL_POLICY=strict

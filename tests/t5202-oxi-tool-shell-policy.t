@@ -3,7 +3,7 @@
 # GoClaw, SafestClaw advisories) is refused or held for approval through
 # the tool, and none of them runs: each would leave a file named pwned in
 # the workspace (or read a secret) if it did
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 # the argv policy: the strict mode
 export OXI_SHELL_POLICY=strict
 

@@ -6,7 +6,7 @@
 # "network": true is held and, once approved, reaches a loopback listener.
 # SBX_MECH=bwrap|landlock picks the mechanism (t5204 runs landlock) and
 # SBX_AS=nobody runs oxi-tool as nobody through setpriv (t5205, t5206).
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 MECH=${SBX_MECH:-bwrap}
 [ "$MECH" != bwrap ] || command -v bwrap >/dev/null ||

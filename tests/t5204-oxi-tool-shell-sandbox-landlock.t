@@ -1,3 +1,3 @@
 #!/bin/sh
 # oxi-tool shell, sandbox-first: t5203's checks under Landlock
-cd "${0%/*}" && SBX_MECH=landlock exec ./t5203-oxi-tool-shell-sandbox.t
+cd "$(dirname "$0")" && SBX_MECH=landlock exec ./t5203-oxi-tool-shell-sandbox.t

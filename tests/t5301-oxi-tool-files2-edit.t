@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-tool: edit_file, exact string replacement in a workspace file
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 18
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-tool: glob and grep over the workspace; PCRE2 limits fail closed
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 31
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-tool: edit_file, glob and grep never lead out of the workspace
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 9
 

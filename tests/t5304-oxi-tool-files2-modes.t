@@ -2,7 +2,7 @@
 # oxi-tool: write_file and edit_file never leave a set-user-ID,
 # set-group-ID or sticky bit on what they write (as the tests' user, and
 # as nobody through t5305)
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 [ "${MODES_AS:-}" = nobody ] && unpriv
 plan 8

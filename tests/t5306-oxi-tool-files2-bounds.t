@@ -2,7 +2,7 @@
 # oxi-tool: a call bounds its output before building it and keeps to its
 # deadline in every loop; the stage outlives any call (the next call on
 # the same oxi-tool is answered)
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 9
 

@@ -3,7 +3,7 @@
 # code points that move text are shown escaped (\n \xHH \uHHHH) by
 # list_dir, glob and grep and in error messages: no terminal escape, no
 # fake line
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 7
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-tool: web_fetch from the fake web, through the test switch
 # OXI_SSRF_ALLOW=127.0.0.1:PORT; HTML as text, redirects, size and time caps
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 21
 

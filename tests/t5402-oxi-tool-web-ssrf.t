@@ -5,7 +5,7 @@
 # that host and port are reachable, and a redirect from there to any
 # other non-public address is refused.  (The whole address list is in
 # tests/unit/t-ssrf.c.)
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 14
 

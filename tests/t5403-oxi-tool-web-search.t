@@ -3,7 +3,7 @@
 # and Tavily; listed only when a backend is configured; keys never shown.
 # OXI_SSRF_ALLOW is unset throughout: the configured endpoint is the
 # user's choice, outside the address policy.
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 17
 

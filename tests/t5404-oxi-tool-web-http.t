@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-tool: http_request, off unless OXI_TOOLS_ON names it
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 12
 

@@ -2,7 +2,7 @@
 # oxi-tool: the middleware every call goes through: the cache of
 # cacheable tools (web_fetch, web_search), the call log line, the output
 # cap on every result, and the per-tool time limit
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 19
 

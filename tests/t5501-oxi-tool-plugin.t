@@ -2,7 +2,7 @@
 # oxi-tool plugins: described at start-up, called with the arguments on
 # stdin, errors, output caps, timeouts that leave no survivor, bad plugins
 # skipped with a warning, tool directories
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 30
 

@@ -2,7 +2,7 @@
 # oxi-tool plugins run in the sandbox (T-SBX SBX-8), under bubblewrap and
 # under Landlock: no secret read, nothing written outside the workspace,
 # no network unless granted, and nothing runs when no sandbox works
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 # SBX_AS=nobody runs oxi-tool as nobody through setpriv (t5503, t5605)
 if [ "${SBX_AS:-}" = nobody ]; then

@@ -2,7 +2,7 @@
 # oxi-tool as an MCP client, against the fake server tests/fake/mcp-stdio.py:
 # both protocol eras and the fallback, pagination, names, content, errors,
 # restart after a crash with backoff, timeouts, shutdown, configuration
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 47
 

@@ -3,7 +3,7 @@
 # Landlock: the stub server tests/fake/mcp-stdio.py cannot read secrets,
 # write outside the workspace or reach the network unless granted, and
 # sees a scrubbed environment; nothing runs when no sandbox works
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 # SBX_AS=nobody runs oxi-tool as nobody through setpriv (t5503, t5605)
 if [ "${SBX_AS:-}" = nobody ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-tool mcp: oxi's tools served over stdio MCP, both eras, every error
 # code, notifications, stdout holding protocol messages only
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 23
 

@@ -4,7 +4,7 @@
 # @modelcontextprotocol/server-everything under oxi-tool as a client, and
 # the official TypeScript SDK's Client (tests/mcp/client.mjs) against
 # oxi-tool mcp; then oxi-tool against itself in the stateless revision
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 NPM=$TESTS/npm/node_modules
 EVERYTHING=$NPM/.bin/mcp-server-everything

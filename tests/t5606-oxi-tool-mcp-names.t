@@ -2,7 +2,7 @@
 # oxi-tool as an MCP client: a tool whose name holds a NUL byte (it would
 # be cut there, and call another tool) or is empty is left out, with a
 # warning that shows the name escaped
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
 plan 4
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oxi-send cli: replies printed, drafts live, terminals kept safe
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 62
 
 unset OXI_MAXLINE

@@ -1,7 +1,7 @@
 #!/bin/sh
 # the terminal pipeline end to end: oxi-chat against a fake OpenAI-compatible
 # server on 127.0.0.1 that streams in odd-sized pieces and asks for a tool
-cd "${0%/*}" && . ./lib.sh
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 15
 
 fake_server openai.py --log "$TMP/requests.log"
