@@ -6,7 +6,9 @@
  * system prompt and the tool definitions to an oxi-llm -j coprocess,
  * turns llm.delta records into throttled msg.draft records, runs the
  * model's tool calls through an oxi-tool coprocess, feeds the results back,
- * and when the model answers writes a msg.out.  Messages of one session
+ * and when the model answers writes a msg.out.  A shell call held for
+ * approval becomes an approval.ask; approval.answer records on stdin
+ * settle it.  Messages of one session
  * are answered in order; sessions run concurrently.  Every other record
  * type passes through to stdout unchanged.
  *
@@ -212,9 +214,18 @@ lost(struct oxi_coproc *c, int stage)
 static void
 from_stdin(jv rec, struct oxi_nd *in)
 {
-	const char *why;
+	const char *why, *type = oxi_msg_type_peek(rec);
 
-	if (strcmp(oxi_msg_type_peek(rec), "msg.in") != 0) {
+	if (strcmp(type, "approval.answer") == 0) {
+		if (oxi_msg_check(rec, &why) < 0) {
+			oxi_nd_reject(in, why);
+			status = OXI_EX_FALSE;
+			jv_free(rec);
+		} else if (oxi_loop_answer(loop, rec) < 0)
+			loopfail();
+		return;
+	}
+	if (strcmp(type, "msg.in") != 0) {
 		oxi_nd_pass(in);
 		jv_free(rec);
 		return;
@@ -291,6 +302,12 @@ setup(void)
 	cfg.maxrounds = maxrounds;
 	cfg.maxhist = maxhist;
 	cfg.draftms = draftms;
+	if ((v = oxi_getenv("OXI_APPROVAL_TIMEOUT")))
+		cfg.approvalms = (long)oxi_sizearg(v, "OXI_APPROVAL_TIMEOUT") *
+		    1000;
+	if (v && cfg.approvalms <= 0)
+		oxi_die(OXI_EX_USAGE, "OXI_APPROVAL_TIMEOUT must be at least "
+		    "1 second");
 	loop = oxi_loop_new(db, &cfg, &io);
 }
 

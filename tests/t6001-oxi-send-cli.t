@@ -151,10 +151,10 @@ check_grep '...oxi-send: warning: <code>: <message>, on one line, cleaned' \
 check 'not a terminal: nothing on stdout' '[ ! -s "$TMP/o8" ]'
 
 # approval.ask
-printf '%s\n' '{"v":1,"type":"approval.ask","id":"a1","channel":"cli","chat":"alice","text":"Run rm -rf build? (yes/no)"}' |
+printf '%s\n' '{"v":1,"type":"approval.ask","id":"a1","ref":"c1","channel":"cli","chat":"alice","text":"Run '"'rm -rf old'"' in the workspace?","choices":["once","always","deny"],"expires":"2030-01-01T00:00:00Z"}' |
 	oxi-send cli >"$TMP/o9"
-check 'approval.ask: the question is printed' \
-	'[ "$(cat "$TMP/o9")" = "Run rm -rf build? (yes/no)" ]'
+check 'approval.ask: the question and its keys on one line' \
+	'[ "$(cat "$TMP/o9")" = "Run '"'rm -rf old'"' in the workspace? [y] once  [a] always  [n] no" ]'
 
 # other types and other channels are ignored
 {

@@ -2,7 +2,8 @@
  * cli.c - the terminal channel
  *
  * Receiving: each non-blank line of stdin becomes a msg.in record on
- * stdout.  Sending: msg.out records are printed as text, drafts grow in
+ * stdout, but a line of exactly y, a or n (yes, always, no) becomes an
+ * approval.answer to the chat's latest approval.ask.  Sending: msg.out records are printed as text, drafts grow in
  * place on a terminal, errors and approval questions are shown, and
  * every text is cleaned of control characters so that a model can never
  * drive the user's terminal.  See oxi-recv(1) and oxi-send(1).
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "oxi.h"
@@ -55,11 +57,32 @@ rx_reject(struct rx *x, const char *why, const char *line, size_t len)
 	x->status = OXI_EX_FALSE;
 }
 
-/* one complete line, newline removed, to one msg.in: 0, or -1 (stdout) */
+/* the choice a line of exactly y, yes, a, always, n or no stands for
+ * (any case), or NULL */
+static const char *
+rx_choice(const char *line, size_t len)
+{
+	static const struct { const char *w, *c; } k[] = { { "y", "once" },
+	    { "yes", "once" }, { "a", "always" }, { "always", "always" },
+	    { "n", "deny" }, { "no", "deny" } };
+	size_t i;
+
+	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	for (i = 0; i < sizeof k / sizeof k[0]; i++)
+		if (strlen(k[i].w) == len && strncasecmp(line, k[i].w, len) ==
+		    0)
+			return k[i].c;
+	return NULL;
+}
+
+/* one complete line, newline removed, to one msg.in, or to an
+ * approval.answer for the chat's latest ask: 0, or -1 (stdout) */
 static int
 rx_line(struct rx *x, const char *line, size_t len)
 {
 	char id[4 + OXI_ID_LEN + 1], ts[32];
+	const char *choice;
 	size_t i, n;
 	jv r, s;
 	int rc;
@@ -77,6 +100,19 @@ rx_line(struct rx *x, const char *line, size_t len)
 	memcpy(id, "cli:", 4);
 	oxi_id_new(id + 4);
 	oxi_time_now(ts);
+	if ((choice = rx_choice(line + i, len - i))) {
+		r = oxi_msg_new("approval.answer");
+		r = jv_object_set(r, jv_string("id"), jv_string(id));
+		r = jv_object_set(r, jv_string("ref"), jv_string("last"));
+		r = jv_object_set(r, jv_string("choice"), jv_string(choice));
+		r = jv_object_set(r, jv_string("from"), jv_string(x->user));
+		r = jv_object_set(r, jv_string("channel"), jv_string("cli"));
+		r = jv_object_set(r, jv_string("account"),
+		    jv_string("local"));
+		r = jv_object_set(r, jv_string("chat"), jv_string(x->chat));
+		r = jv_object_set(r, jv_string("ts"), jv_string(ts));
+		return oxi_nd_write(1, r);
+	}
 	r = oxi_msg_new("msg.in");
 	r = jv_object_set(r, jv_string("id"), jv_string(id));
 	r = jv_object_set(r, jv_string("channel"), jv_string("cli"));
@@ -471,9 +507,12 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 		forget(t);
 		prompt(t);
 	} else if (strcmp(type, "approval.ask") == 0) {
-		len = textlen(rec, &text);
+		/* the question on one line, and the keys that answer it */
+		oneline(&msg, oxi_msg_peek(rec, "text"));
 		fresh(t);
-		put(t, text, len);
+		put(t, msg.s, msg.len);
+		oxi_buf_cats(&t->out, " [y] once  [a] always  [n] no");
+		oxi_buf_free(&msg);
 		endline(t);
 		prompt(t);
 	} else if (strcmp(type, "error") == 0) {

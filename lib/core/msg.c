@@ -59,8 +59,9 @@ static const struct rule {
 	{ "llm.response", "id:s message:o" },
 	{ "tool.call", "id:s name:s args:o" },
 	{ "tool.result", "id:s content:s" },
-	{ "approval.ask", "id:s channel:s chat:s text:s" },
-	{ "approval.answer", "ref:s ok:b" },
+	{ "approval.ask", "id:s ref:s channel:s chat:s text:s choices:a "
+	    "expires:s" },
+	{ "approval.answer", "ref:s choice:s channel:s chat:s" },
 	{ "error", "code:s message:s" },
 	{ NULL, NULL }
 };

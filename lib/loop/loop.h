@@ -44,6 +44,7 @@ struct oxi_loop_cfg {
 	int maxrounds;			/* llm requests per turn, >= 1 */
 	int maxhist;			/* history messages per request, >= 1 */
 	int draftms;			/* least ms between two drafts of a turn */
+	long approvalms;		/* life of an approval.ask; 0: 5 min */
 };
 
 /* the stages oxi_loop_lost knows */
@@ -78,9 +79,17 @@ int oxi_loop_tool(struct oxi_loop *, jv rec);
  * ("llm_exited", "tool_exited").  0, or -1 on a database failure.
  */
 int oxi_loop_lost(struct oxi_loop *, int stage);
-/* ms until a draft is due (0: now), or -1 if none is pending */
+/*
+ * An approval.answer (consumed): counts only for a pending ask of the
+ * answer's channel and chat ("ref" its id, or "last": the latest there),
+ * from the owner (oxi-loop(1), APPROVALS); others are ignored with an
+ * info line.  0, or -1 on a database failure.
+ */
+int oxi_loop_answer(struct oxi_loop *, jv answer);
+/* ms until a draft or an ask expiry is due (0: now), or -1 if none */
 int oxi_loop_timeout(const struct oxi_loop *);
-/* sends the drafts that are due: 0, or -1 if the engine has failed */
+/* sends the drafts that are due and ends the asks that expired: 0, or
+ * -1 if the engine has failed */
 int oxi_loop_tick(struct oxi_loop *);
 /* turns in flight or queued */
 int oxi_loop_busy(const struct oxi_loop *);
@@ -109,6 +118,20 @@ jv oxi_loop_taint_merge(jv taint, jv v);
  * values as "***"
  */
 jv oxi_loop_status_text(const char *name, jv args);
+
+/*
+ * approve.c: approvals in the chat
+ */
+/* the approval line of a held result of tool name, or NULL (free it) */
+char *oxi_loop_held(const char *name, const char *content);
+/* the question for the owner, in plain words, from the approval line */
+jv oxi_loop_ask_text(const char *line);
+/* appends line to the shell approval store (always) or its one-shot
+ * store: 0, or -1 with errno */
+int oxi_loop_store(const char *line, int always);
+/* s (consumed) with the home, configuration and state directories
+ * written "~" */
+jv oxi_loop_tilde(jv s);
 
 /* hist.c: conversation history and inbox ledger (SQLite) */
 /* opens and migrates the history database; NULL with *err as oxi_db_open */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -28,6 +29,11 @@ struct call {
 	char id[OXI_ID_LEN + 1];	/* our tool.call id */
 	char *model_id;		/* the model's id for the call */
 	int done;		/* its tool.result arrived */
+	jv rec;			/* the tool.call, to send again */
+	char *held;		/* the approval line of a pending ask */
+	char askid[OXI_ID_LEN + 1];	/* its approval.ask */
+	long long expires;	/* when the ask ends (oxi_clock_ms) */
+	int asked;		/* an ask went out for the call */
 };
 
 struct turn {
@@ -166,8 +172,11 @@ calls_free(struct turn *t)
 {
 	int i;
 
-	for (i = 0; i < t->ncalls; i++)
+	for (i = 0; i < t->ncalls; i++) {
 		free(t->calls[i].model_id);
+		free(t->calls[i].held);
+		jv_free(t->calls[i].rec);
+	}
 	free(t->calls);
 	t->calls = NULL;
 	t->ncalls = 0;
@@ -399,7 +408,8 @@ find_call(struct oxi_loop *l, const char *id, struct call **cp)
 	for (t = l->turns; t && id; t = t->next)
 		if (t->state == WAIT_TOOLS)
 			for (i = 0; i < t->ncalls; i++)
-				if (strcmp(t->calls[i].id, id) == 0) {
+				if (strcmp(t->calls[i].id, id) == 0 &&
+				    !t->calls[i].held) {
 					*cp = &t->calls[i];
 					return t;
 				}
@@ -445,6 +455,7 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		    jv_string(t->session));
 		call = jv_object_set(call, jv_string("taint"),
 		    jv_copy(t->taint));
+		t->calls[i].rec = jv_copy(call);
 		oxi_debug("%s: tool call %s", t->msgid,
 		    field(c, "name") ? field(c, "name") : "?");
 		jv_free(c);
@@ -472,7 +483,8 @@ tool_result(struct oxi_loop *l, struct turn *t, struct call *c,
 	m = jv_object_set(m, jv_string("role"), jv_string("tool"));
 	m = jv_object_set(m, jv_string("tool_call_id"),
 	    jv_string(c->model_id));
-	m = jv_object_set(m, jv_string("content"), jv_string(content));
+	m = jv_object_set(m, jv_string("content"),
+	    oxi_loop_tilde(jv_string(content)));
 	if (iserr)
 		m = jv_object_set(m, jv_string("is_error"), jv_true());
 	if (oxi_hist_add(l->db, t->session, t->msgid, m, &err) < 0)
@@ -482,6 +494,134 @@ tool_result(struct oxi_loop *l, struct turn *t, struct call *c,
 		return run_round(l, t);
 	}
 	return 0;
+}
+
+/* the call c of t is held: ask the owner in the turn's chat */
+static void
+ask(struct oxi_loop *l, struct turn *t, struct call *c, char *line)
+{
+	long ms = l->cfg->approvalms > 0 ? l->cfg->approvalms : 300000;
+	char when[40];
+	struct tm tm;
+	time_t now;
+	jv r = reply_rec(t, "approval.ask");
+
+	c->held = line;
+	c->asked = 1;
+	oxi_id_new(c->askid);
+	c->expires = oxi_clock_ms() + ms;
+	now = time(NULL) + ms / 1000;
+	if (!gmtime_r(&now, &tm) || !strftime(when, sizeof when,
+	    "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(when, sizeof when, "1970-01-01T00:00:00Z");
+	r = jv_object_set(r, jv_string("id"), jv_string(c->askid));
+	r = jv_object_set(r, jv_string("ref"), jv_string(c->id));
+	r = jv_object_set(r, jv_string("in_reply_to"), jv_string(t->msgid));
+	r = jv_object_set(r, jv_string("text"), oxi_loop_ask_text(line));
+	r = jv_object_set(r, jv_string("choices"), JV_ARRAY(jv_string("once"),
+	    jv_string("always"), jv_string("deny")));
+	r = jv_object_set(r, jv_string("expires"), jv_string(when));
+	oxi_info("%s: tool call %s held, asked %s", t->msgid, c->id,
+	    c->askid);
+	l->io.out(l->io.arg, r);
+}
+
+/* the ask of c ends: choice "once" or "always" sends the call again,
+ * anything else gives the model the outcome alone */
+static int
+decide(struct oxi_loop *l, struct turn *t, struct call *c,
+    const char *choice)
+{
+	int always = strcmp(choice, "always") == 0;
+	char *line = c->held;
+
+	c->held = NULL;
+	c->askid[0] = '\0';
+	if (always || strcmp(choice, "once") == 0) {
+		if (oxi_loop_store(line, always) < 0) {
+			oxi_warnsys("%s: unable to record the approval",
+			    t->msgid);
+			free(line);
+			return tool_result(l, t, c, "the approval could not "
+			    "be recorded; nothing was run", 1);
+		}
+		free(line);
+		oxi_info("%s: tool call %s approved %s", t->msgid, c->id,
+		    choice);
+		if (l->io.tool(l->io.arg, jv_copy(c->rec)) < 0)
+			return turn_fail(l, t, "tool_unavailable",
+			    "the tool stage is not running", 1);
+		return 0;
+	}
+	free(line);
+	oxi_info("%s: tool call %s %s", t->msgid, c->id, choice);
+	return tool_result(l, t, c, strcmp(choice, "expired") == 0 ?
+	    "the approval expired; nothing was run" :
+	    "the owner declined; nothing was run", 1);
+}
+
+/* 1 if answer a comes from the owner of turn t */
+static int
+owner(struct turn *t, jv a)
+{
+	const char *trust = field(a, "trust"), *from = field(a, "from"),
+	    *tfrom = field(t->in, "from");
+
+	if (trust)
+		return strcmp(trust, "owner") == 0;
+	return from && tfrom && strcmp(from, tfrom) == 0;
+}
+
+static int
+same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int
+oxi_loop_answer(struct oxi_loop *l, jv a)
+{
+	const char *ref = field(a, "ref"), *choice = field(a, "choice");
+	struct turn *t, *bt = NULL;
+	struct call *bc = NULL;
+	long long best = 0;
+	int i, r = 0;
+
+	if (l->failed) {
+		jv_free(a);
+		return -1;
+	}
+	for (t = l->turns; t && ref; t = t->next)
+		for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++) {
+			struct call *c = &t->calls[i];
+
+			if (!c->held || !same(field(t->in, "channel"),
+			    field(a, "channel")) || !same(field(t->in, "chat"),
+			    field(a, "chat")))
+				continue;
+			if (strcmp(ref, c->askid) == 0 ||
+			    (strcmp(ref, "last") == 0 && c->expires > best)) {
+				bt = t;
+				bc = c;
+				best = c->expires;
+			}
+		}
+	if (!bc)
+		oxi_info("approval.answer for no pending ask of its chat: "
+		    "ignored");
+	else if (!owner(bt, a))
+		oxi_info("%s: approval.answer not from the owner: ignored",
+		    bt->msgid);
+	else if (!choice || (strcmp(choice, "once") != 0 && strcmp(choice,
+	    "always") != 0 && strcmp(choice, "deny") != 0))
+		oxi_info("%s: approval.answer with an unknown choice: ignored",
+		    bt->msgid);
+	else if (oxi_clock_ms() >= bc->expires)
+		r = decide(l, bt, bc, "expired");
+	else
+		r = decide(l, bt, bc, choice);
+	jv_free(a);
+	return r;
 }
 
 /* the model's answer to t's request: tools to call, or the reply */
@@ -568,6 +708,7 @@ oxi_loop_tool(struct oxi_loop *l, jv rec)
 	const char *type = oxi_msg_type_peek(rec), *ref, *content;
 	struct turn *t;
 	struct call *c;
+	char *line;
 	int r;
 	jv iserr;
 
@@ -597,8 +738,19 @@ oxi_loop_tool(struct oxi_loop *l, jv rec)
 		t->taint = oxi_loop_taint_merge(t->taint, jv_object_get(
 		    jv_copy(rec), jv_string("taint")));
 		iserr = jv_object_get(jv_copy(rec), jv_string("is_error"));
-		r = tool_result(l, t, c, content ? content : "",
-		    jv_get_kind(iserr) == JV_KIND_TRUE);
+		line = jv_get_kind(iserr) == JV_KIND_TRUE && !c->done ?
+		    oxi_loop_held(field(c->rec, "name"), content) : NULL;
+		if (line && !c->asked) {
+			ask(l, t, c, line);
+			r = 0;
+		} else if (line) {
+			/* held again after an approval: say no more */
+			free(line);
+			r = tool_result(l, t, c, "the approval did not take "
+			    "effect; nothing was run", 1);
+		} else
+			r = tool_result(l, t, c, content ? content : "",
+			    jv_get_kind(iserr) == JV_KIND_TRUE);
 		jv_free(iserr);
 	}
 	jv_free(rec);
@@ -634,8 +786,14 @@ oxi_loop_timeout(const struct oxi_loop *l)
 {
 	struct turn *t;
 	long long now = oxi_clock_ms(), due, best = -1;
+	int i;
 
 	for (t = l->turns; t; t = t->next) {
+		for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++)
+			if (t->calls[i].held && (best < 0 ||
+			    t->calls[i].expires - now < best))
+				best = t->calls[i].expires > now ?
+				    t->calls[i].expires - now : 0;
 		if (!t->dirty || t->state != WAIT_LLM)
 			continue;
 		due = t->lastdraft + l->cfg->draftms - now;
@@ -652,6 +810,7 @@ oxi_loop_tick(struct oxi_loop *l)
 {
 	struct turn *t;
 	long long now = oxi_clock_ms();
+	int i;
 
 	if (l->failed)
 		return -1;
@@ -659,6 +818,14 @@ oxi_loop_tick(struct oxi_loop *l)
 		if (t->dirty && t->state == WAIT_LLM &&
 		    now - t->lastdraft >= l->cfg->draftms)
 			emit_draft(l, t);
+again:	/* deciding may end a turn and start another: look again */
+	for (t = l->turns; t; t = t->next)
+		for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++)
+			if (t->calls[i].held && now >= t->calls[i].expires) {
+				if (decide(l, t, &t->calls[i], "expired") < 0)
+					return -1;
+				goto again;
+			}
 	return 0;
 }
 
