@@ -219,14 +219,15 @@ denied 'ipc: a System V segment of the host is not seen' shmkey
 check_grep 'everyday: git init, git status, ls | wc, python3 -c run' \
 	'^42$' "$TMP/r/every"
 
-# resources: /tmp and /dev/shm, memfds, files, memory in all
+# resources: /tmp and /dev/shm, memfds, files, memory in all (exec: the
+# program itself is killed, not a shell that would report it as exit 128+n)
 export OXI_SANDBOX_TMP_MAX=32 OXI_SHELL_LIMITS=mem=128
 calls <<EOF
 tmp	python3 h.py fill TMPDIR
 shm	python3 h.py fill /dev/shm
 memfd	python3 h.py memfd2g
 file	python3 h.py file2g
-xfsz	python3 h.py xfsz
+xfsz	exec python3 h.py xfsz
 after	python3 h.py pair
 EOF
 unset OXI_SANDBOX_TMP_MAX OXI_SHELL_LIMITS
@@ -242,7 +243,7 @@ check_grep 'resources: and a program that does not catch it is told why' \
 check_grep 'resources: the stage survives and runs the next call' \
 	'^allowed pair' "$TMP/r/after"
 if [ "$(id -u)" = 0 ] && [ -z "$RUN" ]; then
-	printf 'memfds\tpython3 h.py memfds\nafter\tpython3 h.py pair\n' |
+	printf 'memfds\texec python3 h.py memfds\nafter\tpython3 h.py pair\n' |
 		OXI_SHELL_LIMITS=mem=128 calls
 	if [ -e "$TMP/r/memfds.err" ] ||
 	   ! grep -q '^allowed' "$TMP/r/memfds"; then
