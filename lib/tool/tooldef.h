@@ -248,4 +248,17 @@ const char *oxi_sh_store(void);
 int oxi_sh_approved(const char *line, const char *ws);
 void oxi_sh_free(struct oxi_sh *);
 
+/* protect.c: paths no tool writes (configuration, state, stores, ~/.ssh,
+ * start-up files), resolved; NULL-terminated, static */
+const char *const *oxi_protect_list(void);
+/* 1 if the resolved path real is protected; one holding wsreal is not */
+int oxi_protected(const char *real, const char *wsreal);
+/* 1 if base in directory dfd of workspace ws is protected (or cannot be
+ * judged), after the kernel's resolution */
+int oxi_protected_at(int ws, int dfd, const char *base);
+/* 1 if path in ws, resolved as far as it exists, is protected */
+int oxi_protected_path(int ws, const char *path);
+/* the protected paths existing strictly inside wsreal; static */
+const char *const *oxi_protect_inside(const char *wsreal);
+
 #endif
