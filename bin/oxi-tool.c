@@ -198,6 +198,19 @@ serve(const char *wsdir, size_t maxline)
 	exit(OXI_EX_OK);
 }
 
+/* one warning for a workspace of / or the home directory */
+static void
+wide(const char *ws)
+{
+	const char *h = getenv("HOME");
+	char home[PATH_MAX];
+
+	if (!strcmp(ws, "/") || (h && realpath(h, home) && !strcmp(ws, home)))
+		oxi_warn("the workspace is %s: every tool may write all of it "
+		    "but the protected configuration", strcmp(ws, "/") ?
+		    "the home directory" : "/");
+}
+
 /* the stage's callbacks: a tool.call is answered, the rest passes */
 static void
 record(struct oxi_stage *st, jv rec)
@@ -289,6 +302,7 @@ main(int argc, char *argv[])
 	if (!realpath(dir, wsabs))
 		oxi_diesys(oxi_errtemp(errno), "unable to resolve workspace "
 		    "'%s'", dir);
+	wide(wsabs);
 	oxi_shell_mode();	/* its warnings, at start */
 	if (mflag)
 		serve(wsabs, maxline);

