@@ -26,7 +26,9 @@
  * With -L (--list) it prints the tool definitions as one JSON array, the
  * "tools" of an llm.request, and exits.  With the operand mcp it serves
  * the built-in tools and the plugins to an MCP client on stdin and
- * stdout instead (lib/tool/mcpserve.c), until end of input.
+ * stdout instead (lib/tool/mcpserve.c), until end of input.  With the
+ * operand trust NAME it pins the plugin or MCP server NAME in the trust
+ * file (lib/tool/trust.c), without which neither runs.
  *
  * The shell tool, plugins and MCP servers run in the sandbox of
  * lib/sandbox/; where no sandbox works they are refused, unless -U
@@ -61,7 +63,8 @@
 	"[-o maxoutput] [-P tooldirs] [-w workspace]\n" \
 	"oxi-tool -L | --list\n" \
 	"oxi-tool [-v] [-U] [-l maxline] [-o maxoutput] [-P tooldirs] " \
-	"[-w workspace] mcp"
+	"[-w workspace] mcp\n" \
+	"oxi-tool [-v] [-M mcpconfig] [-P tooldirs] trust name"
 
 #define MAXOUT_DEFAULT	(64 * 1024)
 #define MAXOUT_MAX	(256 * 1024 * 1024)
@@ -198,6 +201,22 @@ serve(const char *wsdir, size_t maxline)
 	exit(OXI_EX_OK);
 }
 
+/* oxi-tool trust NAME: pins the plugin or MCP server, and exits */
+static void
+trust(const char *name)
+{
+	char why[512], *file = oxi_plugin_find(pathopt, name);
+	int r;
+
+	r = oxi_trust(name, file, oxi_mcp_entry(mcpopt, name), why,
+	    sizeof why);
+	free(file);
+	if (r < 0)
+		oxi_die(errno == ENOENT ? OXI_EX_USAGE : OXI_EX_TEMP, "%s",
+		    why);
+	exit(OXI_EX_OK);
+}
+
 /* one warning for a workspace of / or the home directory */
 static void
 wide(const char *ws)
@@ -283,6 +302,9 @@ main(int argc, char *argv[])
 		mflag = 1;
 		optind++;
 	}
+	if (optind + 2 == argc && strcmp(argv[optind], "trust") == 0 &&
+	    !lflag)
+		trust(argv[optind + 1]);
 	if (optind != argc)
 		oxi_usage(USAGE);
 	if (lflag)

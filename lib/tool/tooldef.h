@@ -248,6 +248,13 @@ const char *oxi_sh_store(void);
 int oxi_sh_approved(const char *line, const char *ws);
 void oxi_sh_free(struct oxi_sh *);
 
+/* trust.c: plugins and MCP servers run only when pinned */
+/* 1 if kind ("plugin" or "mcp") name is pinned with the SHA-256 of file
+ * (a plugin) or of the command and configuration of entry (a server;
+ * consumed; jv_null() for a plugin), else 0 with one warning */
+int oxi_trust_ok(const char *kind, const char *name, const char *file,
+    jv entry);
+
 /* protect.c: paths no tool writes (configuration, state, stores, ~/.ssh,
  * start-up files), resolved; NULL-terminated, static */
 const char *const *oxi_protect_list(void);
