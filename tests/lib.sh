@@ -234,8 +234,9 @@ unpriv_copy() {
 # trust_plugins DIR...: pins every plugin of each DIR (oxi-tool trust, run
 # as $RUN); trust_mcp FILE: every server of the MCP configuration FILE
 _trust_dir() {	# the configuration directory, the user of $RUN's
-	mkdir -p "$OXI_CONFIG_DIR"
-	[ -z "$RUN" ] || chown "$UOWNER" "$OXI_CONFIG_DIR"
+	_c=${OXI_CONFIG_DIR:-$HOME/.config/oxi}
+	mkdir -p "$_c"
+	[ -z "$RUN" ] || chown "$UOWNER" "$_c"
 }
 trust_plugins() {
 	_trust_dir
