@@ -26,7 +26,9 @@
  * With -L (--list) it prints the tool definitions as one JSON array, the
  * "tools" of an llm.request, and exits.  With the operand mcp it serves
  * the built-in tools and the plugins to an MCP client on stdin and
- * stdout instead (lib/tool/mcpserve.c), until end of input.
+ * stdout instead (lib/tool/mcpserve.c), until end of input.  With the
+ * operand trust NAME it pins the plugin or MCP server NAME in the trust
+ * file (lib/tool/trust.c), without which neither runs.
  *
  * The shell tool, plugins and MCP servers run in the sandbox of
  * lib/sandbox/; where no sandbox works they are refused, unless -U
@@ -61,7 +63,8 @@
 	"[-o maxoutput] [-P tooldirs] [-w workspace]\n" \
 	"oxi-tool -L | --list\n" \
 	"oxi-tool [-v] [-U] [-l maxline] [-o maxoutput] [-P tooldirs] " \
-	"[-w workspace] mcp"
+	"[-w workspace] mcp\n" \
+	"oxi-tool [-v] [-M mcpconfig] [-P tooldirs] trust name"
 
 #define MAXOUT_DEFAULT	(64 * 1024)
 #define MAXOUT_MAX	(256 * 1024 * 1024)
@@ -198,6 +201,35 @@ serve(const char *wsdir, size_t maxline)
 	exit(OXI_EX_OK);
 }
 
+/* oxi-tool trust NAME: pins the plugin or MCP server, and exits */
+static void
+trust(const char *name)
+{
+	char why[512], *file = oxi_plugin_find(pathopt, name);
+	int r;
+
+	r = oxi_trust(name, file, oxi_mcp_entry(mcpopt, name), why,
+	    sizeof why);
+	free(file);
+	if (r < 0)
+		oxi_die(errno == ENOENT ? OXI_EX_USAGE : OXI_EX_TEMP, "%s",
+		    why);
+	exit(OXI_EX_OK);
+}
+
+/* one warning for a workspace of / or the home directory */
+static void
+wide(const char *ws)
+{
+	const char *h = getenv("HOME");
+	char home[PATH_MAX];
+
+	if (!strcmp(ws, "/") || (h && realpath(h, home) && !strcmp(ws, home)))
+		oxi_warn("the workspace is %s: every tool may write all of it "
+		    "but the protected configuration", strcmp(ws, "/") ?
+		    "the home directory" : "/");
+}
+
 /* the stage's callbacks: a tool.call is answered, the rest passes */
 static void
 record(struct oxi_stage *st, jv rec)
@@ -270,6 +302,9 @@ main(int argc, char *argv[])
 		mflag = 1;
 		optind++;
 	}
+	if (optind + 2 == argc && strcmp(argv[optind], "trust") == 0 &&
+	    !lflag)
+		trust(argv[optind + 1]);
 	if (optind != argc)
 		oxi_usage(USAGE);
 	if (lflag)
@@ -289,6 +324,7 @@ main(int argc, char *argv[])
 	if (!realpath(dir, wsabs))
 		oxi_diesys(oxi_errtemp(errno), "unable to resolve workspace "
 		    "'%s'", dir);
+	wide(wsabs);
 	oxi_shell_mode();	/* its warnings, at start */
 	if (mflag)
 		serve(wsabs, maxline);

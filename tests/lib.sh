@@ -231,6 +231,35 @@ unpriv_copy() {
 	chmod -R a+rX "$UTOP"
 }
 
+# trust_plugins DIR...: pins every plugin of each DIR (oxi-tool trust, run
+# as $RUN); trust_mcp FILE: every server of the MCP configuration FILE
+_trust_dir() {	# the configuration directory, the user of $RUN's
+	_c=${OXI_CONFIG_DIR:-$HOME/.config/oxi}
+	mkdir -p "$_c"
+	[ -z "$RUN" ] || chown "$UOWNER" "$_c"
+}
+trust_plugins() {
+	_trust_dir
+	for _d in "$@"; do
+		for _f in "$_d"/*; do
+			[ -f "$_f" ] && [ -x "$_f" ] || continue
+			$RUN oxi-tool -P "$_d" trust "${_f##*/}" 2>/dev/null
+		done
+	done
+	return 0
+}
+trust_mcp() {
+	_trust_dir
+	python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+s = c.get("servers") or c.get("mcpServers") or {}
+print("\n".join(k for k in s if k.isprintable()))' "$1" 2>/dev/null |
+	while IFS= read -r _s; do
+		$RUN oxi-tool -M "$1" trust "$_s" 2>/dev/null
+	done
+	return 0
+}
+
 done_testing() {
 	[ "$_fail" = 0 ]
 }

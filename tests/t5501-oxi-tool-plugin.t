@@ -7,6 +7,7 @@ cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 30
 
 P=$TESTS/plugins
+trust_plugins "$P" "$P/bad"	# each pinned by oxi-tool trust
 WS=$TMP/ws
 mkdir -p "$WS"
 echo 'built-in text' >"$WS/a.txt"
@@ -131,6 +132,7 @@ check 'OXI_TOOL_TIMEOUT bounds a plugin call too' \
 mkdir -p "$OXI_CONFIG_DIR/tools" "$TMP/d2"
 cp "$P/upper" "$OXI_CONFIG_DIR/tools/upper"
 cp "$P/fails" "$TMP/d2/upper"
+trust_plugins "$OXI_CONFIG_DIR/tools" "$TMP/d2"
 check 'by default the tools directory of the configuration' \
 	'oxi-tool -L 2>/dev/null >"$TMP/list" &&
 	 names "$TMP/list" | grep -q " upper$"'

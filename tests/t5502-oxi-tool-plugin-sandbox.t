@@ -13,6 +13,7 @@ fi
 plan 21
 
 P=$UTOP/tests/plugins
+trust_plugins "$P"
 WS=$TMP/ws
 mkdir -p "$WS" "$HOME/.ssh"
 echo 'FIXTURE-SSH-PRIVATE-KEY-2b7e' >"$HOME/.ssh/id_ed25519"

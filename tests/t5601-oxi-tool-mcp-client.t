@@ -21,6 +21,7 @@ print(json.dumps({"servers": {"fake": {
     "env": {"FOO": "bar"}, "timeout_ms": t,
     "sandbox": {"ro": [tests + "/fake"]}}}}))
 PY
+	trust_mcp "$TMP/mcp.json"	# each configuration pinned
 }
 call() {
 	printf '{"v":1,"type":"tool.call","id":"%s","name":"%s","args":%s}\n' \
@@ -229,6 +230,7 @@ import json, sys
 c = json.load(open(sys.argv[1]))["servers"]["fake"]
 print(json.dumps({"mcpServers": {"my srv.1": c, "off": dict(c, disabled=True)}}))
 PY
+trust_mcp "$TMP/alias.json"
 check 'mcpServers is read as servers; names are sanitised; disabled is off' \
 	'oxi-tool -M "$TMP/alias.json" -L >"$TMP/list" &&
 	 grep -q "\"my_srv_1__echo\"" "$TMP/list" && ! grep -q off__ "$TMP/list"'

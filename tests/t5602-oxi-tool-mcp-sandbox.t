@@ -26,6 +26,7 @@ cfg() {	# cfg NETWORK: one server "fake" with sandbox.network NETWORK
  "args":["$UTOP/tests/fake/mcp-stdio.py"],"env":{"ANSWER":"42"},
  "sandbox":{"network":$1,"ro":["$UTOP/tests/fake"]}}}}
 EOF2
+	trust_mcp "$TMP/mcp.json"
 }
 call() {
 	printf '{"v":1,"type":"tool.call","id":"%s","name":"fake__%s","args":%s}\n' \

@@ -8,6 +8,7 @@ plan 23
 WS=$TMP/ws
 mkdir -p "$WS"
 echo hello >"$WS/a.txt"
+trust_plugins "$TESTS/plugins"
 serve() {	# serve ARGS...: the lines of $TMP/in through oxi-tool mcp
 	OXI_PLUGINS_NET=net oxi-tool -w "$WS" -P "$TESTS/plugins" "$@" mcp \
 	    <"$TMP/in" \

@@ -30,6 +30,7 @@ cat >"$TMP/mcp.json" <<EOF2
 {"servers":{"everything":{"command":"$EVERYTHING","args":["stdio"],
  "timeout_ms":30000,"sandbox":{"ro":["$TESTS/npm"]}}}}
 EOF2
+trust_mcp "$TMP/mcp.json"
 call() {
 	printf '{"v":1,"type":"tool.call","id":"%s","name":"%s","args":%s}\n' \
 		"$1" "$2" "$3"
@@ -116,6 +117,7 @@ cat >"$TMP/self.json" <<EOF2
 {"servers":{"oxi":{"command":"$TOP/bin/oxi-tool",
  "args":["-w","$WS","-P","","mcp"]}}}
 EOF2
+trust_mcp "$TMP/self.json"
 call s1 oxi__list_dir '{"path":"."}' >"$TMP/in"
 check_exit 'oxi-tool through oxi-tool mcp: exit 0' 0 \
 	'oxi-tool -v -P "" -M "$TMP/self.json" -w "$WS" <"$TMP/in" \

@@ -17,6 +17,7 @@ print(json.dumps({"servers": {"fake": {
     "args": [tests + "/fake/mcp-stdio.py", "--nul-names", "--mark", mark],
     "timeout_ms": 10000, "sandbox": {"ro": [tests + "/fake"]}}}}))
 PY
+trust_mcp "$TMP/mcp.json"
 check_exit '--list exits 0' 0 \
 	'oxi-tool -M "$TMP/mcp.json" -w "$WS" --list >"$TMP/list" 2>"$TMP/err"'
 check 'the tools with a NUL or no name are left out, the others kept' \

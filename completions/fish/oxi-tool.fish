@@ -9,6 +9,7 @@ complete -c oxi-tool -s w -x -a '(__fish_complete_directories)' -d 'workspace di
 complete -c oxi-tool -s M -r -d 'MCP configuration file'
 complete -c oxi-tool -s P -x -a '(__fish_complete_directories)' -d 'plugin directories, colon-separated'
 complete -c oxi-tool -a mcp -d 'serve the tools over MCP on stdio'
+complete -c oxi-tool -n '__fish_use_subcommand' -a trust -d 'pin a plugin or MCP server by name'
 complete -c oxi-tool -s L -l list -d 'print the tool definitions as JSON'
 complete -c oxi-tool -l help -d 'print usage'
 complete -c oxi-tool -l version -d 'print version'

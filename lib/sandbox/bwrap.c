@@ -152,15 +152,16 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 		sbx_sv_add(a, home);
 		ro[nro++] = home;
 	}
-	for (j = 0; s->ro && s->ro[j]; j++) {
-		sbx_sv_add(a, "--ro-bind");
-		sbx_sv_add(a, s->ro[j]);
-		sbx_sv_add(a, s->ro[j]);
-	}
 	if (s->workspace) {
 		sbx_sv_add(a, "--bind");
 		sbx_sv_add(a, s->workspace);
 		sbx_sv_add(a, s->workspace);
+	}
+	/* after the workspace: a read-only path inside it stays so */
+	for (j = 0; s->ro && s->ro[j]; j++) {
+		sbx_sv_add(a, "--ro-bind");
+		sbx_sv_add(a, s->ro[j]);
+		sbx_sv_add(a, s->ro[j]);
 	}
 	/* the root and the masks of homes are tmpfs: read-only, so nothing
 	 * lands there */

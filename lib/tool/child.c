@@ -78,7 +78,11 @@ oxi_child_start(struct oxi_child *c, char *const argv[],
 	sb.workspace = cfg->wsdir;
 	sb.net = cfg->net;
 	sb.env = (const char *const *)env;
-	sb.ro = cfg->ro;
+	if (!oxi_protect_sbx(&sb, cfg->ro, why, len)) {
+		c->pid = -1;
+		freelist(env);
+		return -1;
+	}
 	if (cfg->server) {
 		sb.cpu_s = -1;	/* a server lives as long as we do */
 		sb.mem_mb = -1;	/* and may be a JIT reserving gigabytes */
@@ -86,6 +90,7 @@ oxi_child_start(struct oxi_child *c, char *const argv[],
 	}
 	c->pid = oxi_sbx_spawn(&sb, argv, &c->in, &c->out, &c->err, why,
 	    len);
+	free((void *)sb.ro);
 	freelist(env);
 	if (c->pid < 0)
 		return -1;

@@ -193,6 +193,11 @@ editfile(struct oxi_tool_call *c)
 		    "the same");
 	if ((dfd = parent(c, path, &base)) < 0)
 		return -1;
+	if (oxi_protected_at(c->ctx->ws, dfd, base)) {
+		oxi_tool_fail(c, "refused: '%s' is protected configuration, "
+		    "which no tool writes", path);
+		goto done;
+	}
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {

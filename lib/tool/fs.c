@@ -170,6 +170,13 @@ done:
 }
 
 static int
+protected(struct oxi_tool_call *c, const char *path)
+{
+	return oxi_tool_fail(c, "refused: '%s' is protected configuration, "
+	    "which no tool writes", path);
+}
+
+static int
 writefile(struct oxi_tool_call *c)
 {
 	const struct oxi_tool_ctx *ctx = c->ctx;
@@ -196,6 +203,9 @@ writefile(struct oxi_tool_call *c)
 		    path);
 	if (strlen(base) > NAME_MAX)
 		return oxi_tool_failpath(c, path, ENAMETOOLONG);
+	/* judged before a directory is made, and again once resolved */
+	if (oxi_protected_path(ctx->ws, path))
+		return protected(c, path);
 	if (base == path)
 		dfd = oxi_ws_opendir(ctx->ws, ".", 0);
 	else {
@@ -205,6 +215,10 @@ writefile(struct oxi_tool_call *c)
 	}
 	if (dfd < 0)
 		return oxi_tool_failpath(c, path, errno);
+	if (oxi_protected_at(ctx->ws, dfd, base)) {
+		close(dfd);
+		return protected(c, path);
+	}
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			close(dfd);

@@ -679,6 +679,58 @@ bad:
 	return -1;
 }
 
+/* frees what config filled in s */
+static void
+unconfig(struct server *s)
+{
+	char **v;
+
+	for (v = s->argv; v && *v; v++)
+		free(*v);
+	for (v = s->ro; v && *v; v++)
+		free(*v);
+	free(s->argv);
+	free(s->ro);
+	free(s->name);
+	jv_free(s->env);
+	memset(s, 0, sizeof *s);
+}
+
+jv
+oxi_mcp_entry(const char *path, const char *name)
+{
+	struct oxi_buf b = OXI_BUF_INIT, p = OXI_BUF_INIT;
+	const char *dir;
+	jv cfg, list, v;
+
+	if (!path)
+		path = oxi_getenv("OXI_MCP_CONFIG");
+	if (!path && (dir = oxi_config_dir())) {
+		oxi_buf_printf(&p, "%s/mcp.json", dir);
+		path = p.s;
+	}
+	if (!path || !*path || oxi_readfile(path, &b, 4 << 20) < 0) {
+		oxi_buf_free(&p);
+		return jv_invalid();
+	}
+	oxi_buf_free(&p);
+	cfg = oxi_json_parse(b.s ? b.s : "", b.len);
+	oxi_buf_free(&b);
+	list = oxi_jget(cfg, "servers");
+	if (!jv_is_valid(list) || jv_get_kind(list) == JV_KIND_NULL) {
+		jv_free(list);
+		list = oxi_jget(cfg, "mcpServers");
+	}
+	jv_free(cfg);
+	v = oxi_jget(list, name);
+	jv_free(list);
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		jv_free(v);
+		return jv_invalid();
+	}
+	return v;
+}
+
 int
 oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 {
@@ -687,7 +739,7 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 	char sw[256];
 	size_t i, j;
 	int it, up = 0, n, explicit = 1;
-	jv cfg, list, v, k;
+	jv cfg, list, v, k, ent;
 
 	free(mcpwsdir);
 	mcpwsdir = wsdir ? xstrdup(wsdir) : NULL;
@@ -747,7 +799,9 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 			jv_free(k);
 			continue;
 		}
+		ent = jv_copy(v);
 		if (config(&srvs[nsrvs], key, v, sw, sizeof sw) < 0) {
+			jv_free(ent);
 			snprintf(why, len, "'%s': %s", path, sw);
 			jv_free(k);
 			jv_free(list);
@@ -761,6 +815,12 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 				jv_free(list);
 				goto bad;
 			}
+		/* a valid entry runs only if pinned */
+		if (!oxi_trust_ok("mcp", key, NULL, ent)) {
+			unconfig(&srvs[nsrvs]);
+			jv_free(k);
+			continue;
+		}
 		srvs[nsrvs].taint = xmalloc(strlen(srvs[nsrvs].name) + 5);
 		sprintf(srvs[nsrvs].taint, "mcp:%s", srvs[nsrvs].name);
 		nsrvs++;

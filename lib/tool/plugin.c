@@ -242,7 +242,7 @@ loaddir(const char *dir, long ms)
 		else if (pluginof(name))
 			oxi_debug("plugin '%s' hidden by an earlier one",
 			    path.s);
-		else
+		else if (oxi_trust_ok("plugin", name, path.s, jv_null()))
 			describe(abs, name, path.s, ms);
 		free(ents[i]);
 	}
@@ -300,6 +300,10 @@ prun(void *arg, struct oxi_tool_call *c)
 	(void)arg;
 	if (jv_get_kind(c->args) != JV_KIND_OBJECT)
 		return oxi_tool_fail(c, "arguments must be a JSON object");
+	/* pinned at load, and still the same file */
+	if (!oxi_trust_ok("plugin", p->name, p->path, jv_null()))
+		return oxi_tool_fail(c, "refused: plugin '%s' changed since "
+		    "it was trusted. Nothing was run.", p->name);
 	cfg.net = p->net;
 	s = jv_dump_string(jv_copy(c->args), 0);
 	s = jv_string_append_str(s, "\n");
@@ -340,23 +344,59 @@ prun(void *arg, struct oxi_tool_call *c)
 
 static const struct oxi_tool_src source = { NULL, phas, pdefs, prun };
 
-int
-oxi_plugin_load(const char *dirs, const char *wsdir)
+/* dirs, else $OXI_TOOL_PATH, else the default list (built in d) */
+static const char *
+tooldirs(const char *dirs, struct oxi_buf *d)
 {
-	struct oxi_buf d = OXI_BUF_INIT;
-	const char *p, *cfg;
-	size_t k;
+	const char *cfg;
 
-	free(plugwsdir);
-	plugwsdir = wsdir ? xstrdup(wsdir) : NULL;
 	if (!dirs)
 		dirs = oxi_getenv("OXI_TOOL_PATH");
 	if (!dirs) {
 		if ((cfg = oxi_config_dir()))
-			oxi_buf_printf(&d, "%s/tools:", cfg);
-		oxi_buf_cats(&d, OXI_SHAREDIR "/tools");
-		dirs = d.s;
+			oxi_buf_printf(d, "%s/tools:", cfg);
+		oxi_buf_cats(d, OXI_SHAREDIR "/tools");
+		dirs = d->s;
 	}
+	return dirs;
+}
+
+char *
+oxi_plugin_find(const char *dirs, const char *name)
+{
+	struct oxi_buf d = OXI_BUF_INIT, f = OXI_BUF_INIT;
+	struct stat st;
+	const char *p;
+	char *r = NULL;
+	size_t k;
+
+	if (!nameok(name))
+		return NULL;
+	dirs = tooldirs(dirs, &d);
+	for (p = dirs; *p && !r; p += k, p += *p == ':') {
+		if ((k = strcspn(p, ":")) == 0)
+			continue;
+		oxi_buf_reset(&f);
+		oxi_buf_printf(&f, "%.*s/%s", (int)k, p, name);
+		if (stat(f.s, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(f.s, X_OK) == 0)
+			r = realpath(f.s, NULL);
+	}
+	oxi_buf_free(&d);
+	oxi_buf_free(&f);
+	return r;
+}
+
+int
+oxi_plugin_load(const char *dirs, const char *wsdir)
+{
+	struct oxi_buf d = OXI_BUF_INIT;
+	const char *p;
+	size_t k;
+
+	free(plugwsdir);
+	plugwsdir = wsdir ? xstrdup(wsdir) : NULL;
+	dirs = tooldirs(dirs, &d);
 	for (p = dirs; *p; p += k, p += *p == ':') {
 		char *dir;
 

@@ -186,6 +186,7 @@ shell(struct oxi_tool_call *c)
 	char ws[PATH_MAX], cwd[PATH_MAX], why[512], *line = NULL;
 	const char *cmd, *dir = NULL, *rel = ".", *mode;
 	char *exe0;
+	const char **ro = NULL;
 	long long timeout = TIMEOUT_DEFAULT;
 	size_t len, n, cap;
 	int r, fd, net = 0, strict, ret = -1;
@@ -246,6 +247,10 @@ shell(struct oxi_tool_call *c)
 	sbx.workspace = ws;
 	sbx.cwd = cwd;
 	sbx.net = net;
+	if (!(ro = oxi_protect_sbx(&sbx, NULL, why, sizeof why))) {
+		oxi_tool_fail(c, "%s. Nothing was run.", why);
+		goto done;
+	}
 	/* the middleware's deadline is the last word */
 	sbx.timeout_ms = oxi_tool_left(c, timeout * 1000);
 	if (sbx.timeout_ms > timeout * 1000)
@@ -278,6 +283,7 @@ shell(struct oxi_tool_call *c)
 		oxi_buf_printf(out, "[exit code %d]", res.code);
 	ret = res.timed_out || res.code != 0 ? -1 : 0;
 done:
+	free(ro);
 	free(line);
 	oxi_sh_free(&sh);
 	return ret;

@@ -80,6 +80,22 @@ int oxi_mcp_load(const char *path, const char *wsdir, char *why,
 /* stops every server: closes its stdin, then SIGTERM, then SIGKILL */
 void oxi_mcp_stop(void);
 
+/* trust.c: "oxi-tool trust NAME" */
+/*
+ * Pins plugin name of file (NULL: none) and MCP server name of entry
+ * (its configuration, consumed; invalid: none) in the trust file of the
+ * configuration directory.  0, or -1 with a reason in why (errno ENOENT:
+ * neither).
+ */
+int oxi_trust(const char *name, const char *file, jv entry, char *why,
+    size_t len);
+/* plugin.c: the resolved file of plugin name in dirs (as
+ * oxi_plugin_load), or NULL; caller frees */
+char *oxi_plugin_find(const char *dirs, const char *name);
+/* mcp.c: the configuration entry of server name (path as oxi_mcp_load),
+ * or invalid */
+jv oxi_mcp_entry(const char *path, const char *name);
+
 /* mcpserve.c: oxi's tools served to an MCP client over stdio */
 /*
  * Answers JSON-RPC requests read from fd in on fd out until in ends or

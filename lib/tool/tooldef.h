@@ -248,4 +248,30 @@ const char *oxi_sh_store(void);
 int oxi_sh_approved(const char *line, const char *ws);
 void oxi_sh_free(struct oxi_sh *);
 
+/* trust.c: plugins and MCP servers run only when pinned */
+/* 1 if kind ("plugin" or "mcp") name is pinned with the SHA-256 of file
+ * (a plugin) or of the command and configuration of entry (a server;
+ * consumed; jv_null() for a plugin), else 0 with one warning */
+int oxi_trust_ok(const char *kind, const char *name, const char *file,
+    jv entry);
+
+/* protect.c: paths no tool writes (configuration, state, stores, ~/.ssh,
+ * start-up files), resolved; NULL-terminated, static */
+const char *const *oxi_protect_list(void);
+/* 1 if the resolved path real is protected; one holding wsreal is not */
+int oxi_protected(const char *real, const char *wsreal);
+/* 1 if base in directory dfd of workspace ws is protected (or cannot be
+ * judged), after the kernel's resolution */
+int oxi_protected_at(int ws, int dfd, const char *base);
+/* 1 if path in ws, resolved as far as it exists, is protected */
+int oxi_protected_path(int ws, const char *path);
+/* what the sandbox binds read-only in wsreal: the protected paths
+ * strictly inside it and the directories above them; static */
+const char *const *oxi_protect_inside(const char *wsreal);
+/* sets s->ro to extra and oxi_protect_inside(s->workspace): the array,
+ * which the caller frees; NULL with a reason in why where the mechanism
+ * cannot keep them read-only (Landlock) */
+const char **oxi_protect_sbx(struct oxi_sbx *s, const char *const *extra,
+    char *why, size_t n);
+
 #endif

@@ -212,7 +212,8 @@ oxi_ws_openat(int ws, const char *path, int flags, mode_t mode)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	flags |= O_CLOEXEC | O_NOCTTY;
+	/* openat2 takes O_PATH with no other open flag */
+	flags |= O_CLOEXEC | (flags & O_PATH ? 0 : O_NOCTTY);
 	probe(ws);
 	if (oxi_ws_beneath != 0) {
 		fd = openat2_(ws, path, flags, mode);
