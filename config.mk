@@ -39,4 +39,4 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
 DEPS_BUILD = gcc make pkg-config libc6-dev libjq-dev libcurl4-openssl-dev \
 	libsqlite3-dev libsodium-dev libpcre2-dev bubblewrap
 DEPS_TEST = perl python3 mandoc bsdextrautils valgrind clang libclang-rt-dev \
-	llvm
+	llvm tmux

@@ -23,6 +23,8 @@ POST .../chat/completions appends the raw request body as one line to
   otherwise a scripted model:
     last message role "tool"        -> "The tool said: " + its content
     last user text "read PATH"      -> tool call read_file {"path": PATH}
+    last user text "run CMD"        -> shell {"command": CMD}
+    last user text "netrun CMD"     -> shell {"command": CMD, "network": true}
     last user text "two tools..."   -> list_dir {"path":"."} and
                                        read_file {"path":"notes.txt"}
     anything else                   -> "echo: " + the last user text
@@ -72,6 +74,10 @@ def script(req):
             break
     if user.startswith("read "):
         return None, [("read_file", {"path": user[5:]})]
+    if user.startswith("run "):
+        return None, [("shell", {"command": user[4:]})]
+    if user.startswith("netrun "):
+        return None, [("shell", {"command": user[7:], "network": True})]
     if user.startswith("two tools"):
         return None, [("list_dir", {"path": "."}),
                       ("read_file", {"path": "notes.txt"})]
