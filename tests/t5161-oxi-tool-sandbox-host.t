@@ -278,6 +278,13 @@ EOF
 		for i in 1 2 3 4 5 6; do
 			_n=$((_n + 1)); echo "ok $_n # SKIP no degraded Landlock"
 		done
+	elif grep -q 'ERROR: Failed to mmap' "$TMP"/r/* &&
+	    nm "$TOP/bin/oxi-tool" 2>/dev/null | grep -q __asan_init; then
+		# make check-asan: the sanitizer runtime of the forked child
+		# cannot map its memory once the sandbox's limits hold
+		for i in 1 2 3 4 5 6; do
+			_n=$((_n + 1)); echo "ok $_n # SKIP an ASan build"
+		done
 	else
 		denied 'degraded: the host segment is not seen' shmkey
 		denied 'degraded: shmget fails' shm
