@@ -167,7 +167,7 @@ if grep -q 'no sandbox works' "$TMP/r/probe" 2>/dev/null; then
 	skip_all "no $MECH sandbox here: $(cat "$TMP/r/probe")"
 fi
 
-plan 50
+plan 52
 
 G=$$	# a process outside the sandbox
 calls <<EOF
@@ -183,6 +183,8 @@ linkkey	cat key
 lshome	ls $HOME
 usr	python3 p.py write /usr/oxi-sandbox-test
 bashrc	python3 p.py write $HOME/.bashrc
+rootw	python3 p.py write /root/oxi-sandbox-test
+homew	python3 p.py write /home/oxi-sandbox-test
 cron	python3 p.py write /etc/cron.d/oxi-sandbox-test
 symout	python3 p.py write out
 dotdot	python3 p.py write ../escape
@@ -227,12 +229,15 @@ check_nogrep 'SBX-1 the home directory shows nothing' 'ssh|aws|bashrc' \
 # SBX-2: writes
 denied 'SBX-2 /usr is not writable' usr
 denied 'SBX-2 ~/.bashrc is not writable' bashrc
+denied 'SBX-2 /root is not writable' rootw
+denied 'SBX-2 /home is not writable' homew
 denied 'SBX-2 /etc/cron.d is not writable' cron
 denied 'SBX-2 a workspace link leading out is not written through' symout
 denied 'SBX-2 a hard link to a file outside is not made' hard
 denied 'SBX-2 a file outside is not renamed into the workspace' ren
 check 'SBX-2 nothing changed outside' '
 	[ ! -e /usr/oxi-sandbox-test ] && [ ! -e /etc/cron.d/oxi-sandbox-test ] &&
+	[ ! -e /root/oxi-sandbox-test ] && [ ! -e /home/oxi-sandbox-test ] &&
 	[ "$(cat "$HOME/.bashrc")" = "# bashrc" ] && [ ! -e "$TMP/escape" ] &&
 	[ ! -e "$WS/hardlink" ] && [ ! -e "$WS/renamed" ] && [ -e /etc/hostname ]'
 check 'SBX-2 .. above the workspace writes nothing outside' \

@@ -7,7 +7,8 @@
  * entry others may not read, and a fixed list), a fresh /proc (pid 1's
  * environ masked; read-only, so /proc/sys and the like are out of reach
  * even of root), a fresh read-only /dev, no /sys, bounded tmpfs on /tmp
- * and /dev/shm, read-only empty ones on /home, /root and $HOME, the workspace bound read-write, the root
+ * and /dev/shm, empty directories on /home, /root and $HOME (in the
+ * root, so read-only), the workspace bound read-write, the root
  * remounted read-only, no capability, and our seccomp filter.  Processes
  * are capped by RLIMIT_NPROC counted inside the user namespace
  * (prlimit(1) inside bubblewrap), and for root by a pids cgroup.  bwrap
@@ -148,7 +149,9 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 		    strlen(s->workspace)) == 0 && (home[strlen(s->workspace)]
 		    == '/' || home[strlen(s->workspace)] == '\0'))
 			continue;	/* home holds the workspace itself */
-		sbx_sv_add(a, "--tmpfs");
+		/* a bare directory in the root, which is remounted read-only
+		 * below: as empty and unwritable as a tmpfs, one mount less */
+		sbx_sv_add(a, "--dir");
 		sbx_sv_add(a, home);
 		ro[nro++] = home;
 	}
@@ -163,12 +166,8 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 		sbx_sv_add(a, s->ro[j]);
 		sbx_sv_add(a, s->ro[j]);
 	}
-	/* the root and the masks of homes are tmpfs: read-only, so nothing
-	 * lands there */
-	for (j = 0; j < nro; j++) {
-		sbx_sv_add(a, "--remount-ro");
-		sbx_sv_add(a, ro[j]);
-	}
+	/* the root, and the masks of homes in it, read-only: nothing lands
+	 * there */
 	sbx_sv_add(a, "--remount-ro");
 	sbx_sv_add(a, "/");
 	sbx_sv_add(a, "--chdir");

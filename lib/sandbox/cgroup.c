@@ -208,12 +208,21 @@ cgoom(const char *dir)
 	return 0;
 }
 
+/* sleeps us, and the next wait: twice as long, up to 2 ms */
+static useconds_t
+backoff(useconds_t us)
+{
+	usleep(us);
+	return us < 1000 ? us * 2 : 2000;
+}
+
 /* kills every process in cgroup dir until it is empty, removes it */
 int
 sbx_cgdrop(char *dir)
 {
 	char path[PATH_MAX], buf[4096], *p;
 	long long t0 = oxi_clock_ms();
+	useconds_t nap = 100;	/* dying tasks are gone in well under 1 ms */
 	ssize_t n;
 	int fd, any, oom;
 
@@ -242,10 +251,10 @@ sbx_cgdrop(char *dir)
 			}
 		}
 		if (any)
-			usleep(2000);
+			nap = backoff(nap);
 	} while (any && oxi_clock_ms() - t0 < 5000);
 	while (rmdir(dir) < 0 && errno == EBUSY && oxi_clock_ms() - t0 < 5000)
-		usleep(2000);
+		nap = backoff(nap);
 	free(dir);
 	return oom;
 }
