@@ -70,7 +70,7 @@ tests/tmp/map/oxi-%: bin/oxi-%.c lib/liboxi.a
 tests/jnorm: tests/jnorm.c lib/liboxi.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/jnorm.c lib/liboxi.a $(JQ_LIBS) -lm
 
-tests/unit/t-%: tests/unit/t-%.c tests/unit/tap.h lib/liboxi.a
+tests/unit/t-%: tests/unit/t-%.c tests/unit/tap.h tests/unit/loopio.h lib/liboxi.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/liboxi.a $(LIBS_ALL) -lm
 
 units: $(UNITS)
