@@ -159,7 +159,7 @@ main(void)
 	jv s;
 
 	oxi_prog = "t-loop-approve";
-	c.llm = jv_array(), c.tool = jv_array(), c.out = jv_array();
+	c.llm = jv_array(), c.tool = jv_array(), c.out = jv_array(), c.down = 0;
 	cfg.tools = jv_array();
 	if (!mkdtemp(dir) || !(db = oxi_hist_open(":memory:", &err)))
 		return 2;
