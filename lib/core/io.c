@@ -180,6 +180,22 @@ oxi_config_dir(void)
 	    ".config");
 }
 
+const char *
+oxi_approved_path(void)
+{
+	static char path[PATH_MAX];
+	const char *v = oxi_getenv("OXI_SHELL_APPROVED"), *d;
+
+	if (v)
+		return v;
+	if (!(d = oxi_config_dir()))
+		return NULL;
+	if ((size_t)snprintf(path, sizeof path, "%s/shell-approved", d) >=
+	    sizeof path)
+		return NULL;
+	return path;
+}
+
 void
 oxi_notify(int fd)
 {

@@ -118,22 +118,15 @@ int
 oxi_loop_store(const char *line, int always)
 {
 	char path[4096];
-	const char *v = oxi_getenv("OXI_SHELL_APPROVED"), *d;
+	const char *store = oxi_approved_path();
 	struct oxi_buf b = OXI_BUF_INIT;
 	int fd, r;
 
-	/* the path of oxi_sh_store (lib/tool/shpolicy.c), which this wing
-	 * cannot include: $OXI_SHELL_APPROVED, else CONFIG/shell-approved */
-	if (v)
-		r = snprintf(path, sizeof path, "%s%s", v, always ? "" :
-		    "-once");
-	else if ((d = oxi_config_dir()))
-		r = snprintf(path, sizeof path, "%s/shell-approved%s", d,
-		    always ? "" : "-once");
-	else {
+	if (!store) {
 		errno = ENOENT;
 		return -1;
 	}
+	r = snprintf(path, sizeof path, "%s%s", store, always ? "" : "-once");
 	if (r < 0 || (size_t)r >= sizeof path) {
 		errno = ENAMETOOLONG;
 		return -1;

@@ -99,7 +99,7 @@ oxi_protect_list(void)
 	nprot = 0;
 	add(oxi_config_dir());
 	add(oxi_state_dir());
-	add(v = oxi_sh_store());
+	add(v = oxi_approved_path());
 	if (v && (size_t)snprintf(dir, sizeof dir, "%s-once", v) <
 	    sizeof dir)
 		add(dir);

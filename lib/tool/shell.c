@@ -115,7 +115,7 @@ static int
 held(struct oxi_tool_call *c, const struct oxi_sh *sh, const char *line,
     const char *cwd, int net)
 {
-	const char *store = oxi_sh_store();
+	const char *store = oxi_approved_path();
 
 	if (sh->verdict == OXI_SH_ASK)
 		oxi_tool_fail(c, "needs approval: %s%s. Nothing was run.",

@@ -822,22 +822,6 @@ oxi_sh_approval(const struct oxi_sh *sh, const char *cwd)
 	return res;
 }
 
-const char *
-oxi_sh_store(void)
-{
-	static char path[PATH_MAX];
-	const char *v = oxi_getenv("OXI_SHELL_APPROVED"), *d;
-
-	if (v)
-		return v;
-	if (!(d = oxi_config_dir()))
-		return NULL;
-	if ((size_t)snprintf(path, sizeof path, "%s/shell-approved", d) >=
-	    sizeof path)
-		return NULL;
-	return path;
-}
-
 /* the canonical form of a store line, or NULL */
 static char *
 canon(const char *line, size_t len)
@@ -945,7 +929,7 @@ oxi_sh_approved(const char *line, const char *ws)
 {
 	char once[PATH_MAX], *want, real[PATH_MAX] = "", st[PATH_MAX];
 	char st1[PATH_MAX];
-	const char *store = oxi_sh_store();
+	const char *store = oxi_approved_path();
 	int r;
 
 	if (!store || (size_t)snprintf(once, sizeof once, "%s-once", store) >=

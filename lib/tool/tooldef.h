@@ -237,9 +237,6 @@ int oxi_sh_check(struct oxi_sh *);
  * $OXI_SANDBOX_ENV]}.  Caller frees.
  */
 char *oxi_sh_approval(const struct oxi_sh *, const char *cwd);
-/* the approval store: $OXI_SHELL_APPROVED, else shell-approved in the
- * configuration directory; static, or NULL */
-const char *oxi_sh_store(void);
 /*
  * 1 if line is in the store, or in its one-shot companion (the store's
  * name plus "-once", whose matching line is then removed), else 0.
