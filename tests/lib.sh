@@ -212,7 +212,13 @@ unpriv() {
 	chmod 755 "$TMP"
 	OXI_HOME=$TMP/home OXI_CONFIG_DIR=$TMP/config HOME=$TMP/userhome
 	UTOP=$TMP/top
-	PATH="$UTOP/bin:$UTOP/tests:$PATH"
+	# only the PATH entries nobody may search: a shim under /root (pyenv)
+	# found first would fail with "Permission denied"
+	_up=$(printf '%s\n' "$PATH" | tr : '\n' | while read -r _d; do
+		$RUN test -x "$_d" 2>/dev/null && printf '%s:' "$_d"
+	done)
+	_up=${_up%:}
+	PATH="$UTOP/bin:$UTOP/tests:$_up"
 	export TMP OXI_HOME OXI_CONFIG_DIR HOME PATH UOWNER
 	mkdir -p "$HOME" "$UTOP"
 	$RUN sh -c 'cd "$1"' - "$TMP" 2>/dev/null ||
