@@ -35,6 +35,21 @@ def run(op, a):
         return "wrote"
     if op == "mkdir":
         return os.mkdir(a[0])
+    if op == "chmod":	# the mode it has
+        return os.chmod(a[0], os.stat(a[0]).st_mode & 0o7777)
+    if op == "utime":	# the times it has
+        s = os.stat(a[0])
+        return os.utime(a[0], ns=(s.st_atime_ns, s.st_mtime_ns))
+    if op == "mkfile":
+        return os.close(os.open(a[0], os.O_WRONLY | os.O_CREAT, 0o600))
+    if op == "wsmeta":	# in the workspace all of it works
+        open("meta", "w").close()
+        os.chmod("meta", 0o755)
+        os.utime("meta", (0, 0))
+        return oct(os.stat("meta").st_mode & 0o777)
+    if op == "devuse":
+        open("/dev/null", "w").write("x")
+        return len(open("/dev/urandom", "rb").read(8))
     if op == "hostname":
         return socket.sethostname(socket.gethostname())
     if op == "domainname":
@@ -94,8 +109,10 @@ SYSF=$(for f in /sys/kernel/uevent_helper /sys/kernel/mm/ksm/run \
 	/sys/kernel/profiling /sys/power/state; do
 	[ -f "$f" ] && { echo "$f"; break; }; done)
 SYSF=${SYSF:-/sys/kernel/uevent_helper}
+: >"$TMP/own"
 chmod -R a+rX "$TMP"
-[ -z "$RUN" ] || chown -R "$UOWNER" "$WS" "$OXI_HOME" "$OXI_CONFIG_DIR"
+[ -z "$RUN" ] || chown -R "$UOWNER" "$WS" "$OXI_HOME" "$OXI_CONFIG_DIR" \
+	"$TMP/own"
 export OXI_SANDBOX=$MECH OXI_SHELL_ALLOW='python3 sh'
 # a host listener on a UNIX socket in the workspace
 cat >"$TMP/usrv.py" <<'PY'
@@ -174,7 +191,7 @@ if grep -q 'no sandbox works' "$TMP/r/probe" 2>/dev/null; then
 	skip_all "no $MECH sandbox here: $(cat "$TMP/r/probe")"
 fi
 
-plan 31
+plan 41
 
 CORE=$(cat /proc/sys/kernel/core_pattern)
 HOST=$(hostname)
@@ -205,6 +222,33 @@ denied 'host: adjtimex fails' adj
 check 'host: core_pattern and the hostname are unchanged' \
 	'[ "$(cat /proc/sys/kernel/core_pattern)" = "$CORE" ] &&
 	 [ "$(hostname)" = "$HOST" ] && [ ! -e /sys/kernel/oxi-sandbox-test ]'
+
+# modes, owners and times: Landlock does not govern them, and root owns
+# the host's /dev/null and /etc
+META=$(stat -c '%a %u %X %Y %Z' /dev/null /dev/zero /etc/hostname "$TMP/own")
+calls <<EOF
+devchmod	python3 h.py chmod /dev/null
+devutime	python3 h.py utime /dev/zero
+etcchmod	python3 h.py chmod /etc/hostname
+ownchmod	python3 h.py chmod $TMP/own
+ownutime	python3 h.py utime $TMP/own
+devnew	python3 h.py mkfile /dev/oxi-sandbox-test
+wsmeta	python3 h.py wsmeta
+devuse	python3 h.py devuse
+EOF
+denied "meta: the host's /dev/null keeps its mode ($MECH)" devchmod
+denied "meta: the host's /dev/zero keeps its times" devutime
+denied 'meta: /etc keeps its modes' etcchmod
+denied "meta: the user's own file outside keeps its mode" ownchmod
+denied 'meta: and its times' ownutime
+denied 'meta: nothing is made in /dev' devnew
+check 'meta: the host saw no change' \
+	'[ "$(stat -c "%a %u %X %Y %Z" /dev/null /dev/zero /etc/hostname \
+	    "$TMP/own")" = "$META" ] && [ ! -e /dev/oxi-sandbox-test ]'
+check_grep 'meta: in the workspace chmod and utime work' \
+	'^allowed wsmeta 0o755' "$TMP/r/wsmeta"
+check_grep 'meta: /dev/null and /dev/urandom work' '^allowed devuse 8' \
+	"$TMP/r/devuse"
 
 calls <<EOF
 unix	python3 h.py unix s.sock
@@ -272,17 +316,18 @@ msg	python3 h.py msg
 sem	python3 h.py sem
 unix	python3 h.py unix s.sock
 core	python3 h.py wopen /proc/sys/kernel/core_pattern
+ownchmod	python3 h.py chmod $TMP/own
 EOF
 	WRAP=
 	if grep -q 'no sandbox works' "$TMP/r/shm"; then
-		for i in 1 2 3 4 5 6; do
+		for i in 1 2 3 4 5 6 7; do
 			_n=$((_n + 1)); echo "ok $_n # SKIP no degraded Landlock"
 		done
 	elif grep -q 'ERROR: Failed to mmap' "$TMP"/r/* &&
 	    nm "$TOP/bin/oxi-tool" 2>/dev/null | grep -q __asan_init; then
 		# make check-asan: the sanitizer runtime of the forked child
 		# cannot map its memory once the sandbox's limits hold
-		for i in 1 2 3 4 5 6; do
+		for i in 1 2 3 4 5 6 7; do
 			_n=$((_n + 1)); echo "ok $_n # SKIP an ASan build"
 		done
 	else
@@ -292,9 +337,11 @@ EOF
 		denied 'degraded: semget fails' sem
 		denied 'degraded: the workspace socket is not reached' unix
 		denied 'degraded: /proc/sys is not written' core
+		denied 'degraded: no chmod outside (no read-only mounts here)' \
+			ownchmod
 	fi
 else
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7; do
 		_n=$((_n + 1)); echo "ok $_n # SKIP the degraded path is Landlock's"
 	done
 fi

@@ -94,6 +94,29 @@ cgset(const char *dir, const char *file, long long v)
 	return r;
 }
 
+/*
+ * cgbase, once per process for each of v2, v1 pids and v1 memory (our
+ * own cgroup does not move under us): 0 with the directory in out, or
+ * -1; a v2 base found to offer neither controller counts as none from
+ * then on (cgnone)
+ */
+static char cgdirs[3][PATH_MAX];
+static int cgstate[3];		/* 0 unknown, 1 found, -1 none */
+
+static int
+cgcached(int k, char *out, size_t n)
+{
+	static const char *const ctl[] = { NULL, "pids", "memory" };
+
+	if (cgstate[k] == 0)
+		cgstate[k] = cgbase(ctl[k], cgdirs[k], sizeof cgdirs[k]) == 0 ?
+		    1 : -1;
+	if (cgstate[k] < 0 || strlen(cgdirs[k]) >= n)
+		return -1;
+	strcpy(out, cgdirs[k]);
+	return 0;
+}
+
 /* a new cgroup under base: its directory, or NULL */
 static char *
 cgnew(const char *base)
@@ -135,7 +158,7 @@ sbx_cgmake(long nproc, long mem_mb, char *cg[2])
 	if (geteuid() != 0)
 		return;
 	need = (nproc > 0 ? 1 : 0) | (mem > 0 ? 2 : 0);
-	if (need && cgbase(NULL, base, sizeof base) == 0 &&
+	if (need && cgcached(0, base, sizeof base) == 0 &&
 	    (d = cgnew(base))) {
 		if ((need & 1) && cgset(d, "pids.max", nproc) == 0)
 			done |= 1;
@@ -144,11 +167,13 @@ sbx_cgmake(long nproc, long mem_mb, char *cg[2])
 		if (done)
 			cg[0] = d;
 		else {
+			/* a hybrid host: v2 without these controllers */
+			cgstate[0] = -1;
 			rmdir(d);
 			free(d);
 		}
 	}
-	if ((need & ~done & 1) && cgbase("pids", base, sizeof base) == 0 &&
+	if ((need & ~done & 1) && cgcached(1, base, sizeof base) == 0 &&
 	    (d = cgnew(base))) {
 		if (cgset(d, "pids.max", nproc) == 0)
 			cg[cg[0] ? 1 : 0] = d;
@@ -157,8 +182,8 @@ sbx_cgmake(long nproc, long mem_mb, char *cg[2])
 			free(d);
 		}
 	}
-	if ((need & ~done & 2) && cgbase("memory", base,
-	    sizeof base) == 0 && (d = cgnew(base))) {
+	if ((need & ~done & 2) && cgcached(2, base, sizeof base) == 0 &&
+	    (d = cgnew(base))) {
 		if (cgmem(d, 0, mem) == 0)
 			cg[cg[0] ? 1 : 0] = d;
 		else {

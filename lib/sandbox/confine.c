@@ -385,8 +385,9 @@ sbx_confine(struct sbx_job *j, const struct oxi_pipes *p)
 	if (sbx_cgjoin(j->cg[0]) < 0 || sbx_cgjoin(j->cg[1]) < 0)
 		_exit(OXI_EX_TEMP);
 	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	/* out of the way of 0 to 4 first, without close-on-exec */
+	/* out of the way of 0 to 5 first, without close-on-exec */
 	if ((j->xfd >= 0 && (j->xfd = fcntl(j->xfd, F_DUPFD, 10)) < 0) ||
+	    (j->bfd >= 0 && (j->bfd = fcntl(j->bfd, F_DUPFD, 10)) < 0) ||
 	    (j->st = fcntl(j->st, F_DUPFD, 10)) < 0)
 		_exit(OXI_EX_TEMP);
 	std[0] = std[1] = nul;
@@ -394,10 +395,11 @@ sbx_confine(struct sbx_job *j, const struct oxi_pipes *p)
 	if ((nul < 0 && (p->flags & (OXI_PIPE_IN | OXI_PIPE_OUT)) !=
 	    (OXI_PIPE_IN | OXI_PIPE_OUT)) || oxi_pipes_dup(p, std) < 0)
 		_exit(OXI_EX_TEMP);
-	/* the status pipe on 3 (bwrap's info fd), xfd on 4 */
-	if (dup2(j->st, 3) < 0 || (j->xfd >= 0 && dup2(j->xfd, 4) < 0))
+	/* the status pipe on 3 (bwrap's info fd), xfd on 4, bfd on 5 */
+	if (dup2(j->st, 3) < 0 || (j->xfd >= 0 && dup2(j->xfd, 4) < 0) ||
+	    (j->bfd >= 0 && dup2(j->bfd, 5) < 0))
 		_exit(OXI_EX_TEMP);
-	sbx_closefrom(j->xfd >= 0 ? 5 : 4);
+	sbx_closefrom(j->bfd >= 0 ? 6 : j->xfd >= 0 ? 5 : 4);
 	sbx_setlim(RLIMIT_CPU, j->lim.cpu, 1);
 	sbx_setlim(RLIMIT_AS, j->lim.mem, 1024 * 1024);
 	sbx_setlim(RLIMIT_NOFILE, j->lim.nofile, 1);

@@ -8,7 +8,10 @@
  * and a tmpfs /tmp; then no capability, Landlock rules that let it read
  * the system directories and /etc minus its secrets, and read and write
  * the workspace and a private tmp, no TCP (ABI 4), no signals or
- * abstract sockets outside (ABI 6), and the seccomp filter.
+ * abstract sockets outside (ABI 6), and the seccomp filter.  In a mount
+ * namespace every mount but the workspace and that tmp is read-only, as
+ * Landlock does not govern chmod, chown, utime or xattrs; without one
+ * the seccomp filter refuses those calls.
  */
 #define _GNU_SOURCE
 
@@ -110,6 +113,40 @@ restrict_(const struct oxi_sbx *s, const char *tmp, int procok)
 }
 
 
+/*
+ * Every mount read-only but the workspace (bound on itself first, so it
+ * is a mount of its own) and rw, the tmp the sandbox writes: a chmod,
+ * chown, utime or xattr (which Landlock does not govern) then changes
+ * nothing outside, not even root's /etc or /dev/null.  0 or -1.
+ */
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+static int
+rdonly(const struct oxi_sbx *s, const char *rw)
+{
+	struct {
+		uint64_t set, clr, prop, userns;
+	} a;
+
+	if (s->workspace && mount(s->workspace, s->workspace, NULL, MS_BIND |
+	    MS_REC, NULL) < 0)
+		return -1;
+	memset(&a, 0, sizeof a);
+	a.set = 1;	/* MOUNT_ATTR_RDONLY */
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", 0x8000 /* AT_RECURSIVE
+	    */, &a, sizeof a) < 0)
+		return -1;
+	memset(&a, 0, sizeof a);
+	a.clr = 1;
+	/* each top alone: a read-only mount inside stays read-only */
+	if (s->workspace && syscall(SYS_mount_setattr, AT_FDCWD,
+	    s->workspace, 0, &a, sizeof a) < 0)
+		return -1;
+	return syscall(SYS_mount_setattr, AT_FDCWD, rw, 0, &a, sizeof a) < 0 ?
+	    -1 : 0;
+}
+
 /* 1 if the workspace, cwd or a read-only path lies under /tmp, which a
  * tmpfs would hide */
 static int
@@ -209,6 +246,8 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 	pidns = (ns & CLONE_NEWPID) != 0;
 	mntns = (ns & CLONE_NEWNS) != 0;
 	if (!pidns) {
+		/* no init to make the mounts read-only (seccomp.c) */
+		ns &= ~CLONE_NEWNS;
 		close(statfd);
 		llexec(s, l, exe, argv, envp, tmp, 0, userns, ns, probing);
 	}
@@ -230,18 +269,24 @@ child(const struct oxi_sbx *s, const struct sbx_lim *l, const char *exe,
 		    MS_NOEXEC | MS_RDONLY, NULL) == 0)
 			procok = 1;
 		/* a bounded tmpfs on /tmp, or where that would hide what the
-		 * sandbox needs, on its private tmp directory alone */
+		 * sandbox needs, on its private tmp directory alone (else
+		 * that directory bound on itself) */
 		snprintf(map, sizeof map, "mode=1777,size=%ldm", l->tmp);
-		if (tmp && undertmp(s))
-			(void)mount("tmpfs", tmp, "tmpfs", MS_NOSUID |
-			    MS_NODEV, map);
-		else if (tmp && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID |
+		if (tmp && undertmp(s)) {
+			if (mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV,
+			    map) < 0)
+				(void)mount(tmp, tmp, NULL, MS_BIND, NULL);
+		} else if (tmp && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID |
 		    MS_NODEV, map) == 0) {
 			/* /tmp is now private; $TMPDIR is made again in it */
 			(void)mkdir(tmp, 0700);
 			tmp = NULL;
-		}
-	}
+		} else if (tmp)
+			(void)mount(tmp, tmp, NULL, MS_BIND, NULL);
+		if (rdonly(s, tmp ? tmp : "/tmp") < 0)
+			ns &= ~CLONE_NEWNS;
+	} else
+		ns &= ~CLONE_NEWNS;
 	if ((pid = fork()) < 0)
 		_exit(OXI_EX_TEMP);
 	if (pid == 0) {
@@ -290,10 +335,11 @@ run(const struct sbx_job *j)
 
 /* the pid of the init of the sandbox's pid namespace, if it has one */
 static pid_t
-init(int fd)
+init(struct sbx_job *j, int fd)
 {
 	pid_t pid;
 
+	(void)j;
 	if (read(fd, &pid, sizeof pid) != sizeof pid)
 		return -1;
 	return pid;

@@ -92,6 +92,8 @@ struct sbx_job {		/* one spawn, as a mechanism sees it */
 	char *cg[2];		/* pids and memory cgroups, or NULL */
 	int st;			/* the status pipe's write end: fd 3 inside */
 	int xfd;		/* for fd 4 inside (bwrap's seccomp), or -1 */
+	int bfd;		/* for fd 5 inside (bwrap's block fd), or -1 */
+	int bw;			/* the parent's end of bfd's pipe, or -1 */
 	long nuid;		/* processes of our uid, counted before fork */
 	int probing;		/* a probe: stderr to /dev/null, no cgroup */
 };
@@ -109,8 +111,9 @@ struct sbx_mech {
 	 * returns */
 	void (*exec)(const struct sbx_job *);
 	/* in the parent: the pid of the sandbox's init from the status
-	 * pipe's read end, or -1; NULL: none */
-	pid_t (*init)(int fd);
+	 * pipe's read end, or -1 (the sandbox killed if it was blocked and
+	 * cannot be limited); NULL: none */
+	pid_t (*init)(struct sbx_job *, int fd);
 };
 extern const struct sbx_mech sbx_bwrap, sbx_landlock;
 
@@ -131,7 +134,7 @@ void sbx_closefrom(int lowfd);
 int sbx_writefile(const char *path, const char *s);
 /* the child's common part: death with us, a new session, the cgroup,
  * fds 0 to 2 from pipes (else /dev/null), the status pipe on 3, xfd on
- * 4, no other fd, rlimits; dies OXI_EX_TEMP on failure */
+ * 4, bfd on 5, no other fd, rlimits; dies OXI_EX_TEMP on failure */
 void sbx_confine(struct sbx_job *, const struct oxi_pipes *);
 /*
  * The exit code of a wait status: oxi_wait_code (128 + n for signal n,

@@ -164,28 +164,6 @@ rmfn(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return 0;
 }
 
-/* frees what was kept of a child: 1 if its memory cgroup killed */
-static int
-kidfree(struct kid *k)
-{
-	int oom;
-
-	if (!k)
-		return 0;
-	if (k->pidfd >= 0)
-		close(k->pidfd);
-	if (k->tmp) {
-		(void)nftw(k->tmp, rmfn, 16, FTW_DEPTH | FTW_PHYS |
-		    FTW_MOUNT);
-		free(k->tmp);
-	}
-	oom = sbx_cgdrop(k->cg[0]);
-	oom |= sbx_cgdrop(k->cg[1]);
-	memset(k, 0, sizeof *k);
-	k->pidfd = -1;
-	return oom;
-}
-
 /* waits up to ms for the pidfd to say its process is gone */
 static void
 pidfdwait(int fd, int ms)
@@ -199,6 +177,34 @@ pidfdwait(int fd, int ms)
 	while (poll(&p, 1, ms) < 0 && errno == EINTR)
 		;
 }
+
+/* frees what was kept of a child: 1 if its memory cgroup killed */
+static int
+kidfree(struct kid *k)
+{
+	int oom;
+
+	if (!k)
+		return 0;
+	if (k->pidfd >= 0) {
+		/* the init may outlive its wrapper by a moment: its exit,
+		 * not a sleep, is what the cgroup's removal waits for */
+		if (k->cg[0] || k->cg[1])
+			pidfdwait(k->pidfd, 100);
+		close(k->pidfd);
+	}
+	if (k->tmp) {
+		(void)nftw(k->tmp, rmfn, 16, FTW_DEPTH | FTW_PHYS |
+		    FTW_MOUNT);
+		free(k->tmp);
+	}
+	oom = sbx_cgdrop(k->cg[0]);
+	oom |= sbx_cgdrop(k->cg[1]);
+	memset(k, 0, sizeof *k);
+	k->pidfd = -1;
+	return oom;
+}
+
 
 
 static pid_t spawn(const struct sbx_mech *, const struct oxi_sbx *,
@@ -274,7 +280,7 @@ spawn(const struct sbx_mech *m, const struct oxi_sbx *s, char *const argv[],
 	memset(&j, 0, sizeof j);
 	j.sbx = s;
 	j.argv = argv;
-	j.st = j.xfd = -1;
+	j.st = j.xfd = j.bfd = j.bw = -1;
 	j.probing = probing;
 	sbx_limits(s, &j.lim);
 	if ((s->workspace && s->workspace[0] != '/') ||
@@ -309,9 +315,14 @@ spawn(const struct sbx_mech *m, const struct oxi_sbx *s, char *const argv[],
 		_exit(OXI_EX_NOEXEC);	/* not reached */
 	}
 	close(st[1]);
+	if (j.bfd >= 0)
+		close(j.bfd);
+	j.bfd = -1;
 	if (m->init)
-		init = m->init(st[0]);
+		init = m->init(&j, st[0]);
 	close(st[0]);
+	if (j.bw >= 0)
+		close(j.bw);
 	if (j.xfd >= 0)
 		close(j.xfd);
 	if ((k = kidget(pid, 1))) {
@@ -341,6 +352,10 @@ fail:
 	}
 	if (j.xfd >= 0)
 		close(j.xfd);
+	if (j.bfd >= 0)
+		close(j.bfd);
+	if (j.bw >= 0)
+		close(j.bw);
 	if (j.tmp) {
 		rmdir(j.tmp);
 		free(j.tmp);

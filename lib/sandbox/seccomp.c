@@ -15,7 +15,8 @@
  * namespace also setsid and setpgid, so that killing the process group
  * leaves no survivor; without an IPC namespace (Landlock without user
  * namespaces) System V and POSIX message queue calls, which would reach
- * the host's.  Landlock loads it in the child; bubblewrap reads
+ * the host's; without a mount namespace made read-only (Landlock's
+ * degraded path) chmod, chown, utime and xattr calls.  Landlock loads it in the child; bubblewrap reads
  * it from a pipe (--seccomp).
  */
 #define _GNU_SOURCE
@@ -93,6 +94,19 @@ static const long ipccalls[] = {
 	SYS_mq_timedreceive, SYS_mq_notify, SYS_mq_getsetattr, -1
 };
 
+/* what changes a file's mode, owner, times or xattrs: Landlock does not
+ * govern them, a read-only mount does (without one, they are refused) */
+static const long metacalls[] = {
+	SYS_chmod, SYS_fchmod, SYS_fchmodat, SYS_chown, SYS_fchown,
+	SYS_lchown, SYS_fchownat, SYS_utime, SYS_utimes, SYS_futimesat,
+	SYS_utimensat, SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr,
+	SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
+#ifdef SYS_fchmodat2
+	SYS_fchmodat2,
+#endif
+	-1
+};
+
 /*
  * The filter: net grants AF_INET and AF_INET6 (not raw); ns holds the
  * CLONE_NEW* flags the sandbox has: CLONE_NEWPID keeps setsid and
@@ -158,6 +172,8 @@ mkfilter(struct bpf *b, int net, int ns)
 	}
 	for (i = 0; !(ns & CLONE_NEWIPC) && ipccalls[i] >= 0; i++)
 		deny(b, ipccalls[i], RET_ERR(EPERM));
+	for (i = 0; !(ns & CLONE_NEWNS) && metacalls[i] >= 0; i++)
+		deny(b, metacalls[i], RET_ERR(EPERM));
 #ifdef SYS_clone3
 	deny(b, SYS_clone3, RET_ERR(ENOSYS));
 #endif
@@ -217,8 +233,9 @@ sbx_seccomp_fd(int net)
 	struct bpf b;
 	int p[2];
 
-	/* bubblewrap always makes pid and IPC namespaces (--unshare-all) */
-	if (mkfilter(&b, net, CLONE_NEWPID | CLONE_NEWIPC) < 0)
+	/* bubblewrap always makes pid, IPC and mount namespaces
+	 * (--unshare-all), its root read-only */
+	if (mkfilter(&b, net, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS) < 0)
 		return -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
