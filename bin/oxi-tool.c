@@ -226,7 +226,8 @@ wide(const char *ws)
 
 	if (!strcmp(ws, "/") || (h && realpath(h, home) && !strcmp(ws, home)))
 		oxi_warn("the workspace is %s: every tool may write all of it "
-		    "but the protected configuration", strcmp(ws, "/") ?
+		    "but the protected configuration (the shell makes nothing "
+		    "new at its top; the file tools do)", strcmp(ws, "/") ?
 		    "the home directory" : "/");
 }
 

@@ -1,13 +1,13 @@
 #!/bin/sh
-# oxi-tool shell with the workspace at $HOME: under bubblewrap the protected
-# configuration is bound read-only inside the workspace, so sh -c cannot
-# write ~/.config/oxi/mcp.json, system.md, tools/, ~/.ssh or ~/.bashrc,
-# not through a link, not by renaming a parent; the rest of $HOME is
-# written (but for the directories above a protected one, ~/.config
-# here, which are read-only too).  Under Landlock, which cannot take a part of the workspace
-# back, such a workspace is refused and nothing runs.  The same holds
-# for a trusted plugin (and MCP servers, which start the same way).
-# SBX_MECH=bwrap|landlock, SBX_AS=nobody as in t5203 (t5703-t5705).
+# oxi-tool shell with the workspace at $HOME: the sandbox carves the
+# workspace around the protected configuration, so sh -c cannot write
+# ~/.config/oxi/mcp.json, system.md, tools/, ~/.ssh or ~/.bashrc, not
+# through a link, not by renaming a parent, nor make a missing start-up
+# file: the directories from $HOME down to a protected path are closed
+# (nothing new in them, nothing renamed), everything else in them stays
+# writable.  Bubblewrap binds the plan, Landlock grants it as rules.  The
+# same holds for a trusted plugin (and MCP servers, which start the same
+# way).  SBX_MECH=bwrap|landlock, SBX_AS=nobody as in t5203 (t5703-t5705).
 cd "${0%/*}" && . ./lib.sh
 
 MECH=${SBX_MECH:-bwrap}
@@ -20,7 +20,8 @@ fi
 unset OXI_CONFIG_DIR
 WS=$HOME
 CFG=$HOME/.config/oxi
-mkdir -p "$CFG/tools" "$HOME/.ssh"
+mkdir -p "$CFG/tools" "$HOME/.ssh" "$HOME/src" "$HOME/.config/app"
+rm -f "$HOME/.zshrc"
 echo '{"servers":{}}' >"$CFG/mcp.json"
 echo 'be helpful' >"$CFG/system.md"
 echo 'ssh-ed25519 AAAA user' >"$HOME/.ssh/authorized_keys"
@@ -74,29 +75,10 @@ EOF2
 printf 'probe\n' >"$TMP/one"
 calls <"$TMP/one"
 
-if [ "$MECH" = landlock ]; then
-	plan 4
-	if grep -q 'no sandbox works' "$TMP/results"; then
-		skip_all "no landlock sandbox here"
-	fi
-	calls <"$TMP/attacks"
-	check 'every call is an error' \
-		'[ "$(jget "[\"is_error\"]" "$TMP/results" | sort -u)" = true ]'
-	check 'each says the workspace holds protected configuration' \
-		'[ "$(jget "[\"content\"]" "$TMP/results" | grep -c "holds protected configuration (~/")" = 11 ]'
-	plug
-	check 'the plugin is left out, its --describe refused' \
-		'grep -q "holds protected configuration" "$TMP/perr" &&
-		 ! grep -q wrote "$TMP/presults"'
-	snap >"$TMP/after"
-	check 'nothing changed' 'cmp -s "$TMP/before" "$TMP/after"'
-	done_testing
-	exit
-fi
 if grep -q 'no sandbox works' "$TMP/results"; then
 	skip_all "no $MECH sandbox here"
 fi
-plan 5
+plan 7
 calls <"$TMP/attacks"
 plug
 check 'a trusted plugin cannot write the configuration either' \
@@ -107,11 +89,21 @@ check 'every attack fails' \
 snap >"$TMP/after"
 check 'the protected files and directories are unchanged' \
 	'diff "$TMP/before" "$TMP/after" >&2'
-printf 'echo ok > notes.txt && mkdir -p src/a && echo ok > src/a/x\n' |
+printf 'echo ok > src/notes.txt && mkdir -p src/a && echo ok > src/a/x && echo ok > .config/app/rc\n' |
 	calls
 check 'the rest of the workspace is written' \
-	'[ "$(cat "$HOME/notes.txt" "$HOME/src/a/x" 2>/dev/null)" = "ok
+	'[ "$(cat "$HOME/src/notes.txt" "$HOME/src/a/x" "$HOME/.config/app/rc" \
+	    2>/dev/null)" = "ok
+ok
 ok" ]'
+printf 'echo x > .zshrc\necho x > top.txt\n' | calls
+check 'a missing start-up file is not made, nor anything new at the top' \
+	'[ ! -e "$HOME/.zshrc" ] && [ ! -e "$HOME/top.txt" ] &&
+	 [ "$(jget "[\"content\"]" "$TMP/results" | grep -c "\[exit code [1-9]")" = 2 ]'
+printf '{"type":"tool.call","id":"w","name":"write_file","args":{"path":"top.txt","content":"ok"}}\n' |
+	$RUN oxi-tool -w "$WS" >"$TMP/wres" 2>/dev/null
+check 'the file tools still make one there' \
+	'[ "$(cat "$HOME/top.txt" 2>/dev/null)" = ok ]'
 check 'the attacks left nothing beside them' \
 	'[ ! -e "$HOME/.config.old" ] && [ ! -e "$CFG.old" ]'
 

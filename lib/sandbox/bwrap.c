@@ -183,11 +183,17 @@ args(const struct oxi_sbx *s, const struct sbx_lim *l, char *const argv[],
 		sbx_sv_add(a, s->workspace);
 		sbx_sv_add(a, s->workspace);
 	}
-	/* after the workspace: a read-only path inside it stays so */
+	/* after the workspace: a read-only path inside it stays so; then
+	 * what a carved workspace keeps writable */
 	for (j = 0; s->ro && s->ro[j]; j++) {
 		sbx_sv_add(a, "--ro-bind");
 		sbx_sv_add(a, s->ro[j]);
 		sbx_sv_add(a, s->ro[j]);
+	}
+	for (j = 0; s->workspace && s->rw && s->rw[j]; j++) {
+		sbx_sv_add(a, "--bind");
+		sbx_sv_add(a, s->rw[j]);
+		sbx_sv_add(a, s->rw[j]);
 	}
 	/* the root, and the masks of homes in it, read-only: nothing lands
 	 * there */

@@ -65,6 +65,7 @@ restrict_(const struct oxi_sbx *s, const char *tmp, int procok)
 	static const char *const devs[] = { "/dev/null", "/dev/zero",
 		"/dev/full", "/dev/random", "/dev/urandom", NULL };
 	struct ll_ruleset_attr ra;
+	struct stat st;
 	uint64_t fs, all;
 	size_t sz;
 	int rs, i;
@@ -101,8 +102,12 @@ restrict_(const struct oxi_sbx *s, const char *tmp, int procok)
 		llallow(rs, "/proc", LL_READ_FILE | LL_READ_DIR, fs);
 	for (i = 0; s->ro && s->ro[i]; i++)
 		llallow(rs, s->ro[i], LL_RX, fs);
+	/* a carved workspace: read, and write only where it says */
 	if (s->workspace)
-		llallow(rs, s->workspace, all, fs);
+		llallow(rs, s->workspace, s->rw ? LL_RX : all, fs);
+	for (i = 0; s->workspace && s->rw && s->rw[i]; i++)
+		if (lstat(s->rw[i], &st) == 0 && !S_ISLNK(st.st_mode))
+			llallow(rs, s->rw[i], all, fs);
 	llallow(rs, tmp ? tmp : "/tmp", all, fs);
 	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
 		close(rs);

@@ -29,8 +29,10 @@ struct oxi_sbx {
 	long timeout_ms;	/* wall clock of oxi_sbx_run; 0: 30 s */
 	const char *const *env;	/* extra "NAME=value", NULL-terminated */
 	const char *const *ro;	/* extra read-only paths (plugin dirs) */
+	const char *const *rw;	/* non-NULL: the workspace is read-only
+				 * but these paths in it, after ro */
 };
-#define OXI_SBX_INIT	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, NULL }
+#define OXI_SBX_INIT	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL }
 struct oxi_sbx_res {
 	int code;		/* as oxi_sbx_wait; 137 if killed */
 	int timed_out;		/* killed by the wall clock */

@@ -11,12 +11,16 @@
  * descriptor the write goes through, so links and ".." change nothing.
  * A protected path that holds the workspace itself (the default
  * workspace lies in the state directory) protects nothing inside it.
+ * The sandbox keeps them read-only by carving the workspace around them
+ * (oxi_protect_carve), the same plan for bubblewrap's binds and for
+ * Landlock's rules.
  */
 #define _GNU_SOURCE
 
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -222,49 +226,138 @@ bylen(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * What the sandbox binds read-only inside the resolved workspace: each
- * protected path strictly inside it that exists (the nearest existing
- * directory for one that does not), and every directory between it and
- * the workspace, so that no rename of a parent puts a new one in its
- * place.  A missing configuration directory inside the workspace is made
- * first (mode 0700).  NULL-terminated, shortest first; static.
- */
-const char *const *
-oxi_protect_inside(const char *wsreal)
+/* a growable NULL-terminated list of paths */
+struct plist {
+	char **v;
+	size_t n, cap;
+};
+
+static void
+padd(struct plist *l, const char *p)
 {
-	static char *in[4 * PMAX + 1];
-	static int nin;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], p))
+			return;
+	if (l->n + 2 > l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = xstrdup(p);
+	l->v[l->n] = NULL;
+}
+
+static int
+pin(const struct plist *l, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], p))
+			return 1;
+	return 0;
+}
+
+static void
+pclear(struct plist *l)
+{
+	while (l->n > 0)
+		free(l->v[--l->n]);
+	if (l->v)
+		l->v[0] = NULL;
+}
+
+#define CARVEMAX	1024	/* entries re-opened in closed directories */
+
+static struct plist cro, crw;	/* oxi_protect_carve's lists */
+static const char *const none[] = { NULL };
+
+/* the entries of closed directory d that are neither closed nor
+ * protected: regular files and directories, never a link (which could
+ * lead outside); 0, or -1 past CARVEMAX */
+static int
+reopen(const char *d, const char *wsreal, const struct plist *closed)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	int r = 0;
+
+	if (!(dir = opendir(d)))
+		return 0;
+	while (r == 0 && (de = readdir(dir))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (size_t)snprintf(p, sizeof p, "%s/%s", strcmp(d, "/") ? d :
+		    "", de->d_name) >= sizeof p)
+			continue;
+		if (pin(closed, p) || oxi_protected(p, wsreal) || lstat(p,
+		    &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			continue;
+		if (crw.n >= CARVEMAX)
+			r = -1;
+		else
+			padd(&crw, p);
+	}
+	closedir(dir);
+	return r;
+}
+
+/*
+ * The workspace carved around the protected paths strictly inside it:
+ * each directory from the workspace down to the nearest existing parent
+ * of one is closed (read-only: nothing new appears in it, nothing in it
+ * is renamed or removed), the protected paths that exist are read-only,
+ * and every other entry of a closed directory is read-write again.  A
+ * missing configuration directory inside the workspace is made first
+ * (mode 0700).  Both lists NULL-terminated and shortest first, static;
+ * empty when nothing is protected inside; 0, or -1 with *ro NULL when
+ * more than CARVEMAX entries would be re-opened.
+ */
+int
+oxi_protect_carve(const char *wsreal, const char *const **ro,
+    const char *const **rw)
+{
 	const char *const *l = oxi_protect_list();
+	struct plist closed = { NULL, 0, 0 };
 	char p[PATH_MAX], *s, cfg[PATH_MAX];
 	struct stat st;
-	int i, j;
+	size_t i;
+	int r = 0;
 
-	for (i = 0; i < nin; i++)
-		free(in[i]);
-	nin = 0;
+	pclear(&cro);
+	pclear(&crw);
 	if (wsreal && oxi_config_dir() && rpath(oxi_config_dir(), cfg,
 	    sizeof cfg, 0) == 0 && under(cfg, wsreal) && !under(wsreal, cfg))
 		(void)oxi_mkdirp(cfg, 0700);
 	for (i = 0; wsreal && l[i]; i++) {
 		if (!under(l[i], wsreal) || under(wsreal, l[i]))
 			continue;
+		if (lstat(l[i], &st) == 0)
+			padd(&cro, l[i]);
 		snprintf(p, sizeof p, "%s", l[i]);
-		while (strcmp(p, wsreal) && under(p, wsreal)) {
-			if (lstat(p, &st) == 0) {
-				for (j = 0; j < nin && strcmp(in[j], p); j++)
-					;
-				if (j == nin && nin < 4 * PMAX)
-					in[nin++] = xstrdup(p);
-			}
-			if (!(s = strrchr(p, '/')) || s == p)
-				break;
+		while ((s = strrchr(p, '/')) && s > p) {
 			*s = '\0';
+			if (!under(p, wsreal))
+				break;
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+				padd(&closed, p);
 		}
 	}
-	qsort(in, nin, sizeof *in, bylen);
-	in[nin] = NULL;
-	return (const char *const *)in;
+	for (i = 0; r == 0 && i < closed.n; i++)
+		r = reopen(closed.v[i], wsreal, &closed);
+	for (i = 0; i < closed.n; i++)
+		padd(&cro, closed.v[i]);
+	pclear(&closed);
+	free(closed.v);
+	if (cro.v)
+		qsort(cro.v, cro.n, sizeof *cro.v, bylen);
+	if (crw.v)
+		qsort(crw.v, crw.n, sizeof *crw.v, bylen);
+	*ro = r < 0 ? NULL : cro.v ? (const char *const *)cro.v : none;
+	*rw = crw.v ? (const char *const *)crw.v : none;
+	return r;
 }
 
 /* path with $HOME as "~"; static */
@@ -286,25 +379,22 @@ const char **
 oxi_protect_sbx(struct oxi_sbx *s, const char *const *extra, char *why,
     size_t n)
 {
-	const char *const *in;
+	const char *const *in = NULL, *const *rw = NULL;
 	const char **ro;
 	char real[PATH_MAX];
-	const char *mech = oxi_sbx_mechanism();
 	size_t i, k = 0, m = 0;
 
-	in = s->workspace && realpath(s->workspace, real) ?
-	    oxi_protect_inside(real) : NULL;
-	for (i = 0; in && in[i]; i++)
-		m++;
-	/* Landlock grants by allow-list: no part of the workspace can be
-	 * taken back, so a workspace holding protected paths is refused */
-	if (m > 0 && strcmp(mech, "bwrap") && strcmp(mech, "unsafe")) {
-		snprintf(why, n, "refused: the workspace holds protected "
-		    "configuration (%s), which the %s sandbox cannot keep "
-		    "read-only; use bubblewrap or a workspace without it",
-		    tilde(in[0]), mech);
+	s->rw = NULL;
+	if (s->workspace && realpath(s->workspace, real) &&
+	    oxi_protect_carve(real, &in, &rw) < 0) {
+		snprintf(why, n, "refused: the workspace (%s) holds protected "
+		    "configuration and more than %d entries beside it, too "
+		    "many to keep the rest writable; choose a smaller "
+		    "workspace", tilde(real), CARVEMAX);
 		return NULL;
 	}
+	for (i = 0; in && in[i]; i++)
+		m++;
 	for (i = 0; extra && extra[i]; i++)
 		m++;
 	ro = xmalloc((m + 1) * sizeof *ro);
@@ -314,5 +404,8 @@ oxi_protect_sbx(struct oxi_sbx *s, const char *const *extra, char *why,
 		ro[k++] = in[i];
 	ro[k] = NULL;
 	s->ro = ro;
+	/* carved: the workspace itself is closed, only these writable */
+	if (in && in[0])
+		s->rw = rw;
 	return ro;
 }

@@ -262,12 +262,16 @@ int oxi_protected(const char *real, const char *wsreal);
 int oxi_protected_at(int ws, int dfd, const char *base);
 /* 1 if path in ws, resolved as far as it exists, is protected */
 int oxi_protected_path(int ws, const char *path);
-/* what the sandbox binds read-only in wsreal: the protected paths
- * strictly inside it and the directories above them; static */
-const char *const *oxi_protect_inside(const char *wsreal);
-/* sets s->ro to extra and oxi_protect_inside(s->workspace): the array,
- * which the caller frees; NULL with a reason in why where the mechanism
- * cannot keep them read-only (Landlock) */
+/* wsreal carved around the protected paths strictly inside it: ro gets
+ * the closed directories (the workspace, and each down to the parent of
+ * one) and the protected paths, rw every other entry of a closed
+ * directory (no link); static lists, shortest first, empty when nothing
+ * is protected inside; 0, or -1 when too many entries */
+int oxi_protect_carve(const char *wsreal, const char *const **ro,
+    const char *const **rw);
+/* sets s->ro to extra and the carve's ro, and s->rw to its rw when the
+ * workspace is carved (else NULL): the ro array, which the caller frees;
+ * NULL with a reason in why when it cannot be carved */
 const char **oxi_protect_sbx(struct oxi_sbx *s, const char *const *extra,
     char *why, size_t n);
 
