@@ -163,4 +163,8 @@ int sbx_cgjoin(const char *dir);	/* moves the caller in: 0 or -1;
 int sbx_cgdrop(char *dir);		/* kills all inside, removes, frees:
 					 * 1 if it killed for memory */
 
+/* memuse.c: the bytes the processes of a call hold, from root down
+ * (proportional set sizes and open memfds): the fallback memory bound */
+long long sbx_memuse(pid_t root);
+
 #endif

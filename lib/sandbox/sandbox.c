@@ -45,6 +45,9 @@ static const struct sbx_mech *const mechs[] = { &sbx_bwrap, &sbx_landlock,
 static const struct sbx_mech *mech;	/* the chosen one, or NULL */
 static int chosen;
 
+#define SBX_SAMPLE_MS	50	/* memory sampled this often, without a
+				 * memory cgroup */
+
 /* what the library keeps about a child until it is reaped */
 struct kid {
 	pid_t pid;		/* our child, or 0 */
@@ -425,6 +428,22 @@ oxi_sbx_kill(pid_t pid)
 	return endkid(pid, 1, &oom);
 }
 
+/* 1 if k has a memory cgroup to bound it */
+static int
+memcg(const struct kid *k)
+{
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; k && i < 2; i++)
+		if (k->cg[i] && (snprintf(path, sizeof path, "%s/memory.max",
+		    k->cg[i]), access(path, F_OK) == 0 || (snprintf(path,
+		    sizeof path, "%s/memory.limit_in_bytes", k->cg[i]),
+		    access(path, F_OK) == 0)))
+			return 1;
+	return 0;
+}
+
 /* 1 once our child pid has exited, not reaped yet */
 static int
 zombie(pid_t pid)
@@ -444,12 +463,13 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 {
 	struct pollfd p[3];
 	struct sbx_lim l;
-	long long deadline, now, grace = -1, wake;
+	long long deadline, now, grace = -1, wake, sample = -1;
 	char buf[16384];
 	size_t off = 0, take;
 	ssize_t r;
 	pid_t pid;
-	int fin = -1, fout = -1, pfd, np, ip, ix, exited = 0, rc, oom;
+	int fin = -1, fout = -1, pfd, np, ip, ix, exited = 0, rc, oom = 0;
+	int overmem = 0;
 
 	sbx_limits(s, &l);
 	memset(res, 0, sizeof *res);
@@ -465,6 +485,9 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 		}
 	}
 	deadline = oxi_clock_ms() + l.timeout;
+	/* no memory cgroup: the call's memory is sampled instead */
+	if (l.mem > 0 && !memcg(kidget(pid, 0)))
+		sample = oxi_clock_ms() + SBX_SAMPLE_MS;
 	for (;;) {
 		if (exited && fout < 0)
 			break;
@@ -493,7 +516,16 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 		}
 		if (grace >= 0 && now >= grace)
 			break;
+		if (sample >= 0 && now >= sample && !exited) {
+			if (sbx_memuse(pid) > (long long)l.mem << 20) {
+				overmem = 1;
+				break;
+			}
+			sample = now + SBX_SAMPLE_MS;
+		}
 		wake = grace >= 0 && grace < deadline ? grace : deadline;
+		if (sample >= 0 && !exited && sample < wake)
+			wake = sample;
 		if (poll(p, np, (int)(wake - now)) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -536,7 +568,7 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 		close(fin);
 	if (fout >= 0)
 		close(fout);
-	if (!res->timed_out && !exited) {
+	if (!res->timed_out && !exited && !overmem) {
 		/* no pidfd, or poll failed: wait, not past the deadline */
 		while (!zombie(pid) && oxi_clock_ms() < deadline)
 			usleep(5000);
@@ -546,11 +578,13 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 			res->timed_out = 1;
 	}
 	/* never kill(-pid) once pid is reaped: it may be someone else's */
-	rc = endkid(pid, res->timed_out, &oom);
+	rc = endkid(pid, res->timed_out || overmem, &oom);
 	if (pfd >= 0)
 		close(pfd);
 	res->code = rc < 0 ? 128 : rc;
-	if (oom)
+	if (overmem)
+		res->code = 128 + SIGKILL;
+	if (oom || overmem)
 		snprintf(res->limit, sizeof res->limit, "the memory limit "
 		    "of %ld MiB", l.mem);
 	else if (res->code == 128 + SIGXFSZ && l.fsize > 0)
