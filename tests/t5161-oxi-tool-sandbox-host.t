@@ -47,6 +47,15 @@ def run(op, a):
         os.chmod("meta", 0o755)
         os.utime("meta", (0, 0))
         return oct(os.stat("meta").st_mode & 0o777)
+    if op == "suid":	# a set-user-ID copy of a program
+        import shutil
+        shutil.copy("/bin/true", "sx")
+        return os.chmod("sx", 0o4755)
+    if op == "opensuid":
+        return os.close(os.open("sy", os.O_CREAT | os.O_WRONLY, 0o6755))
+    if op == "sgiddir":
+        os.mkdir("sd")
+        return os.chmod("sd", 0o2775)
     if op == "devuse":
         open("/dev/null", "w").write("x")
         return len(open("/dev/urandom", "rb").read(8))
@@ -196,7 +205,7 @@ if grep -q 'no sandbox works' "$TMP/r/probe" 2>/dev/null; then
 	skip_all "no $MECH sandbox here: $(cat "$TMP/r/probe")"
 fi
 
-plan 42
+plan 45
 
 CORE=$(cat /proc/sys/kernel/core_pattern)
 HOST=$(hostname)
@@ -240,6 +249,9 @@ ownutime	python3 h.py utime $TMP/own
 devnew	python3 h.py mkfile /dev/oxi-sandbox-test
 wsmeta	python3 h.py wsmeta
 devuse	python3 h.py devuse
+suid	python3 h.py suid
+opensuid	python3 h.py opensuid
+sgiddir	python3 h.py sgiddir
 EOF
 denied "meta: the host's /dev/null keeps its mode ($MECH)" devchmod
 denied "meta: the host's /dev/zero keeps its times" devutime
@@ -254,6 +266,11 @@ check_grep 'meta: in the workspace chmod and utime work' \
 	'^allowed wsmeta 0o755' "$TMP/r/wsmeta"
 check_grep 'meta: /dev/null and /dev/urandom work' '^allowed devuse 8' \
 	"$TMP/r/devuse"
+denied 'meta: no set-user-ID file is made in the workspace' suid
+denied 'meta: nor created so by open' opensuid
+check 'meta: nor a set-group-ID directory, and none is left' \
+	'grep -q "^denied" "$TMP/r/sgiddir" &&
+	 [ -z "$(find "$WS" -perm /6000 2>/dev/null)" ]'
 
 calls <<EOF
 unix	python3 h.py unix s.sock

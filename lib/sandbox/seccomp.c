@@ -16,7 +16,9 @@
  * leaves no survivor; without an IPC namespace (Landlock without user
  * namespaces) System V and POSIX message queue calls, which would reach
  * the host's; without a mount namespace made read-only (Landlock's
- * degraded path) chmod, chown, utime and xattr calls.  Landlock loads it in the child; bubblewrap reads
+ * degraded path) chmod, chown, utime and xattr calls; and always a mode
+ * with the set-user-ID or set-group-ID bit (chmod, open, mkdir...), so
+ * that no such file outlives a call in the workspace.  Landlock loads it in the child; bubblewrap reads
  * it from a pipe (--seccomp).
  */
 #define _GNU_SOURCE
@@ -107,6 +109,43 @@ static const long metacalls[] = {
 	-1
 };
 
+/* calls that give a file a mode, and which argument holds it: none may
+ * set the set-user-ID or set-group-ID bit, which would outlive the call
+ * in the workspace (a set-user-ID root file, for root) */
+static const struct {
+	long nr;
+	int arg;
+} modecalls[] = {
+#ifdef SYS_chmod
+	{ SYS_chmod, 1 },
+#endif
+#ifdef SYS_open
+	{ SYS_open, 2 },
+#endif
+#ifdef SYS_creat
+	{ SYS_creat, 1 },
+#endif
+#ifdef SYS_fchmodat2
+	{ SYS_fchmodat2, 2 },
+#endif
+	{ SYS_fchmod, 1 }, { SYS_fchmodat, 2 }, { SYS_openat, 3 },
+	{ SYS_mkdirat, 2 }, { SYS_mknodat, 2 },
+	{ -1, 0 }
+};
+
+/* if syscall nr has a bit of bits in argument arg, EPERM; the
+ * accumulator holds nr before and after */
+static void
+denybits(struct bpf *b, long nr, int arg, unsigned int bits)
+{
+	op(b, BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 4);
+	op(b, BPF_LD | BPF_W | BPF_ABS, ARGLO(arg), 0, 0);
+	op(b, BPF_JMP | BPF_JSET | BPF_K, bits, 0, 1);
+	op(b, BPF_RET | BPF_K, RET_ERR(EPERM), 0, 0);
+	op(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
+	    0, 0);
+}
+
 /*
  * The filter: net grants AF_INET and AF_INET6 (not raw); ns holds the
  * CLONE_NEW* flags the sandbox has: CLONE_NEWPID keeps setsid and
@@ -174,6 +213,12 @@ mkfilter(struct bpf *b, int net, int ns)
 		deny(b, ipccalls[i], RET_ERR(EPERM));
 	for (i = 0; !(ns & CLONE_NEWNS) && metacalls[i] >= 0; i++)
 		deny(b, metacalls[i], RET_ERR(EPERM));
+	for (i = 0; modecalls[i].nr >= 0; i++)
+		denybits(b, modecalls[i].nr, modecalls[i].arg, 06000);
+#ifdef SYS_openat2
+	/* its mode lies behind a pointer: libc falls back to openat */
+	deny(b, SYS_openat2, RET_ERR(ENOSYS));
+#endif
 #ifdef SYS_clone3
 	deny(b, SYS_clone3, RET_ERR(ENOSYS));
 #endif
