@@ -84,31 +84,11 @@ fdpath(int fd, char *buf, size_t n)
 static void
 limits(struct oxi_sbx *s)
 {
-	const char *p = oxi_getenv("OXI_SHELL_LIMITS"), *eq;
-	size_t k;
-	long v;
-
-	for (; p && *p; p += k) {
-		p += strspn(p, ", \t");
-		k = strcspn(p, ", \t");
-		if (!(eq = memchr(p, '=', k)))
-			continue;
-		v = atol(eq + 1);
-		if (v == 0 && eq[1] != '0')
-			continue;
-		if (v <= 0)
-			v = -1;	/* 0 or less: no limit */
-		if (eq - p == 3 && strncmp(p, "cpu", 3) == 0)
-			s->cpu_s = v;
-		else if (eq - p == 3 && strncmp(p, "mem", 3) == 0)
-			s->mem_mb = v;
-		else if (eq - p == 5 && strncmp(p, "nproc", 5) == 0)
-			s->nproc = v;
-		else if (eq - p == 6 && strncmp(p, "nofile", 6) == 0)
-			s->nofile = v;
-		else if (eq - p == 5 && strncmp(p, "fsize", 5) == 0)
-			s->fsize_mb = v;
-	}
+	s->cpu_s = oxi_shell_limit("cpu");
+	s->mem_mb = oxi_shell_limit("mem");
+	s->nproc = oxi_shell_limit("nproc");
+	s->nofile = oxi_shell_limit("nofile");
+	s->fsize_mb = oxi_shell_limit("fsize");
 }
 
 static int
