@@ -9,7 +9,7 @@
  * forced when no sandbox mechanism works and unsafe mode would run the
  * shell unconfined; that is said once, in one warning.  The limits are
  * "key=value" entries separated by commas or spaces: the rlimits of the
- * sandbox (shell.c).
+ * sandbox (shell.c) and disk=, the disk one call may take (disk.c).
  */
 #include <stdlib.h>
 #include <string.h>
