@@ -10,7 +10,8 @@
  * at -o bytes, "is_error", and "taint": the call's taint plus the origin
  * of the content ("workspace", "web:<origin>", ...).  Every call goes
  * through lib/tool/mw.c: a time limit, a cache for web_fetch and
- * web_search, the cap, and with -v one log line.  A
+ * web_search, the cap, and with -v one log line; the calls that write
+ * are held to the disk bounds of lib/tool/disk.c.  A
  * tool.call without the keys it needs is answered with an error result
  * (or an error record when it has no id), warned about and dead-lettered.
  * Other records pass through unchanged; bad lines are warned about and

@@ -6,13 +6,16 @@
  * environment plus what its configuration adds, the workspace as its
  * directory and only writable place, and non-blocking pipes for its
  * stdin, stdout and stderr.  oxi_child_run runs one to its end under a
- * timeout that kills the whole group (plugin.c); oxi_child_start and
- * oxi_child_end keep a server up across calls (mcp.c).
+ * timeout that kills the whole group (plugin.c), as does the disk it
+ * takes once over the limit of one call (disk.c, sampled every
+ * OXI_DISK_MS); oxi_child_start and oxi_child_end keep a server up
+ * across calls (mcp.c).
  */
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 
 #include "oxi.h"
 #include "tool/tooldef.h"
+#include "tool/disk.h"
 
 #define ERR_MAX		2048		/* stderr kept for an error result */
 #define OUT_HARD	(64 * 1024 * 1024)	/* stdout read at most */
@@ -164,15 +168,23 @@ oxi_child_run(const struct oxi_child_cfg *cfg, char *const argv[],
     size_t len)
 {
 	struct oxi_child c;
+	struct oxi_disk disk;
 	struct pollfd p[3];
-	long long end, now, wake, grace = 0;
+	long long end, now, wake, grace = 0, sample = 0;
+	char dwhy[160];
 	size_t off = 0, etotal = 0;
 	ssize_t w;
-	int n, i, code, late = 0;
+	int n, i, code, late = 0, ws = -1;
 
 	*total = 0;
-	if (oxi_child_start(&c, argv, cfg, why, len) < 0)
+	if (cfg->wsdir && !cfg->server)
+		ws = open(cfg->wsdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	oxi_disk_start(&disk, ws);
+	if (oxi_child_start(&c, argv, cfg, why, len) < 0) {
+		if (ws >= 0)
+			close(ws);
 		return -1;
+	}
 	end = oxi_clock_ms() + ms;
 	if (inlen == 0) {
 		close(c.in);
@@ -197,19 +209,28 @@ oxi_child_run(const struct oxi_child_cfg *cfg, char *const argv[],
 			late = 1;
 			break;
 		}
+		if (now >= sample) {
+			sample = now + OXI_DISK_MS;
+			if (oxi_disk_over(&disk)) {
+				late = 1;
+				break;
+			}
+		}
 		/* once it has ended, what it left behind holding the pipes
 		 * open gets GRACE_MS */
 		if (!grace && exited(c.pid) == 1)
 			grace = now + GRACE_MS;
 		if (grace && now >= grace)
 			break;
-		wake = grace ? grace : now + 100;
+		wake = grace ? grace : now + OXI_DISK_MS;
 		if (poll(p, n, (int)((wake < end ? wake : end) - now)) < 0) {
 			if (errno == EINTR)
 				continue;
 			snprintf(why, len, "unable to poll: %s",
 			    strerror(errno));
 			oxi_child_end(&c, 0);
+			if (ws >= 0)
+				close(ws);
 			return -1;
 		}
 		for (i = 0; i < n; i++) {
@@ -239,9 +260,14 @@ oxi_child_run(const struct oxi_child_cfg *cfg, char *const argv[],
 		(void)drain(c.out, out, keep, total);
 	if (c.err >= 0)
 		(void)drain(c.err, err, ERR_MAX, &etotal);
+	if (ws >= 0)
+		close(ws);
 	if (late) {
 		oxi_child_end(&c, 0);
-		if (*total > OUT_HARD)
+		if (disk.over)
+			snprintf(why, len, "%s, killed", oxi_disk_why(&disk,
+			    dwhy, sizeof dwhy));
+		else if (*total > OUT_HARD)
 			snprintf(why, len, "wrote more than %d MiB, killed",
 			    OUT_HARD >> 20);
 		else

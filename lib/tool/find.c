@@ -5,7 +5,8 @@
  * Like the tools of fs.c, these work inside the workspace only: a path
  * is opened with oxi_ws_openat or oxi_ws_opendir, and a walk goes down
  * from a descriptor already inside, one name at a time, with O_NOFOLLOW,
- * so that it never follows a symbolic link (in or out) nor climbs out.
+ * so that it never follows a symbolic link (in or out) nor climbs out;
+ * an edit is written within the disk bounds of disk.c.
  * Names starting with "." are skipped by the walks unless a pattern asks
  * for them.  grep runs PCRE2 with match, depth and heap limits; a match
  * that hits one fails the whole call (fail closed, never a silent "no
@@ -30,6 +31,7 @@
 
 #include "oxi.h"
 #include "tool/tooldef.h"
+#include "tool/disk.h"
 
 #define EDIT_MAX	(16 * 1024 * 1024)	/* largest file edit_file takes */
 #define GREP_FILEMAX	(32 * 1024 * 1024)	/* larger files are skipped */
@@ -176,6 +178,7 @@ editfile(struct oxi_tool_call *c)
 	char tmp[64], id[OXI_ID_LEN + 1];
 	size_t oldlen, newlen, count = 0;
 	struct stat st;
+	struct oxi_disk disk;
 	int all = 0, dfd, fd = -1, e, r, ret = -1;
 
 	if ((r = oxi_tool_argpath(c, "path", &path)) <= 0)
@@ -267,6 +270,9 @@ editfile(struct oxi_tool_call *c)
 	oxi_buf_cat(&res, p, end - p);
 	oxi_buf_cats(&res, "");
 	close(fd);
+	fd = -1;
+	if (oxi_disk_begin(c, &disk, (long long)res.len) < 0)
+		goto done;
 	/* the same atomic replacement as write_file */
 	oxi_id_new(id);
 	snprintf(tmp, sizeof tmp, ".oxi-tool.%s.tmp", id);
@@ -298,6 +304,7 @@ editfile(struct oxi_tool_call *c)
 	oxi_buf_reset(out);
 	oxi_buf_printf(out, "replaced %zu occurrence%s in '%s'", count,
 	    count == 1 ? "" : "s", path);
+	oxi_disk_end(&disk, out);
 	ret = 0;
 done:
 	if (fd >= 0)

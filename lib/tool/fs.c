@@ -6,7 +6,8 @@
  * workspace.  read_file returns UTF-8 text only, a range of lines if
  * asked; write_file replaces a file atomically (a temporary file, fsync,
  * rename), keeping its permission bits but never a set-user-ID,
- * set-group-ID or sticky bit, and never through a symbolic link.
+ * set-group-ID or sticky bit, and never through a symbolic link, and
+ * only within the disk bounds of disk.c.
  */
 #define _GNU_SOURCE
 
@@ -24,6 +25,7 @@
 
 #include "oxi.h"
 #include "tool/tooldef.h"
+#include "tool/disk.h"
 
 #define CHUNK		65536
 #define TIMEOUT_MS	60000	/* each call, unless OXI_TOOL_TIMEOUT */
@@ -185,6 +187,7 @@ writefile(struct oxi_tool_call *c)
 	const char *path, *content, *base;
 	size_t len, plen;
 	struct stat st;
+	struct oxi_disk disk;
 	int r, dfd, fd, e, havemode = 0;
 	mode_t mode = 0;
 
@@ -234,6 +237,10 @@ writefile(struct oxi_tool_call *c)
 			havemode = 1;
 		}
 	}
+	if (oxi_disk_begin(c, &disk, (long long)len) < 0) {
+		close(dfd);
+		return -1;
+	}
 	oxi_id_new(id);
 	snprintf(tmp, sizeof tmp, ".oxi-tool.%s.tmp", id);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -258,6 +265,7 @@ writefile(struct oxi_tool_call *c)
 	close(dfd);
 	oxi_buf_printf(out, "wrote %zu byte%s to '%s'", len,
 	    len == 1 ? "" : "s", path);
+	oxi_disk_end(&disk, out);
 	return 0;
 fail:
 	(void)unlinkat(dfd, tmp, 0);

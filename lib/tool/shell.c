@@ -8,10 +8,14 @@
  * it, the rlimits and a timeout that kills the group; nothing is held.
  * In the strict mode the line is split into words by shpolicy.c (no
  * shell ever reads it), judged by the policy, and the words run with
- * execve(2) in the same sandbox.  The content is the output (stdout and
- * stderr together, cut at the output cap with a marker) and a last line
- * with the exit code; a command that exits non-zero, is killed or times
- * out is an error result.  What leaves the sandbox ("network": true) and
+ * execve(2) in the same sandbox.  The disk it takes is bounded by
+ * disk.c: refused while the workspace is over its bound or its disk
+ * under the reserve, killed (diskwatch.c) once over the limit of one
+ * call.  The content is the output (stdout and stderr together, cut at
+ * the output cap with a marker) and a last line with the exit code or
+ * what killed it, then a note if the workspace went over its bound; a
+ * command that exits non-zero, is killed or times out is an error
+ * result.  What leaves the sandbox ("network": true) and
  * a command the strict policy holds run only when their approval line
  * (argv, binary, cwd, passed environment names, and "network":true) is
  * in the approval store; the error result says which line to add, and
@@ -31,6 +35,7 @@
 
 #include "oxi.h"
 #include "tool/tooldef.h"
+#include "tool/disk.h"
 
 #define TIMEOUT_DEFAULT	30
 #define TIMEOUT_MAX	600
@@ -84,31 +89,11 @@ fdpath(int fd, char *buf, size_t n)
 static void
 limits(struct oxi_sbx *s)
 {
-	const char *p = oxi_getenv("OXI_SHELL_LIMITS"), *eq;
-	size_t k;
-	long v;
-
-	for (; p && *p; p += k) {
-		p += strspn(p, ", \t");
-		k = strcspn(p, ", \t");
-		if (!(eq = memchr(p, '=', k)))
-			continue;
-		v = atol(eq + 1);
-		if (v == 0 && eq[1] != '0')
-			continue;
-		if (v <= 0)
-			v = -1;	/* 0 or less: no limit */
-		if (eq - p == 3 && strncmp(p, "cpu", 3) == 0)
-			s->cpu_s = v;
-		else if (eq - p == 3 && strncmp(p, "mem", 3) == 0)
-			s->mem_mb = v;
-		else if (eq - p == 5 && strncmp(p, "nproc", 5) == 0)
-			s->nproc = v;
-		else if (eq - p == 6 && strncmp(p, "nofile", 6) == 0)
-			s->nofile = v;
-		else if (eq - p == 5 && strncmp(p, "fsize", 5) == 0)
-			s->fsize_mb = v;
-	}
+	s->cpu_s = oxi_shell_limit("cpu");
+	s->mem_mb = oxi_shell_limit("mem");
+	s->nproc = oxi_shell_limit("nproc");
+	s->nofile = oxi_shell_limit("nofile");
+	s->fsize_mb = oxi_shell_limit("fsize");
 }
 
 static int
@@ -183,6 +168,9 @@ shell(struct oxi_tool_call *c)
 	struct oxi_sh sh = OXI_SH_INIT;
 	struct oxi_sbx sbx = OXI_SBX_INIT;
 	struct oxi_sbx_res res;
+	struct oxi_disk disk;
+	struct oxi_buf tail = OXI_BUF_INIT;
+	static int unwatched;
 	char ws[PATH_MAX], cwd[PATH_MAX], why[512], *line = NULL;
 	const char *cmd, *dir = NULL, *rel = ".", *mode;
 	char *exe0;
@@ -243,6 +231,8 @@ shell(struct oxi_tool_call *c)
 		}
 		oxi_debug("shell: approved: %s", line);
 	}
+	if (oxi_disk_begin(c, &disk, -1) < 0)
+		goto done;
 
 	sbx.workspace = ws;
 	sbx.cwd = cwd;
@@ -259,30 +249,41 @@ shell(struct oxi_tool_call *c)
 	/* the words run as they are, from the binary the policy judged */
 	exe0 = sh.argv[0];
 	sh.argv[0] = sh.exe;
-	/* room for the marker and the exit line within maxout */
-	cap = ctx->maxout > 512 ? ctx->maxout - 128 : ctx->maxout / 2;
-	r = oxi_sbx_run(&sbx, sh.argv, NULL, 0, out, cap + 4, &res, why,
-	    sizeof why);
+	if (oxi_disk_watch(&disk) < 0 && !unwatched++)
+		oxi_warn("shell: the disk a command takes is not watched while "
+		    "it runs: %s", strerror(errno));
+	r = oxi_sbx_run(&sbx, sh.argv, NULL, 0, out, ctx->maxout + 4, &res,
+	    why, sizeof why);
+	oxi_disk_unwatch(&disk);
 	sh.argv[0] = exe0;
 	if (r < 0) {
 		oxi_tool_fail(c, "%s", why);
 		goto done;
 	}
+	if (res.code > 128 && disk.killed)
+		oxi_buf_printf(&tail, "[killed: %s]", oxi_disk_why(&disk, why,
+		    sizeof why));
+	else if (res.timed_out)
+		oxi_buf_printf(&tail, "[killed: the command ran over its "
+		    "timeout of %ld s]", (sbx.timeout_ms + 999) / 1000);
+	else if (res.code > 128)
+		oxi_buf_printf(&tail, "[killed by signal %d%s%s]",
+		    res.code - 128, res.limit[0] ? ": over " : "", res.limit);
+	else
+		oxi_buf_printf(&tail, "[exit code %d]", res.code);
+	oxi_disk_end(&disk, &tail);
+	/* room within maxout for the marker and the last lines */
+	cap = 96 + tail.len;
+	cap = ctx->maxout > 4 * cap ? ctx->maxout - cap : ctx->maxout / 2;
 	oxi_tool_cap(out, cap, res.total);
 	if (out->len == 0)
 		oxi_buf_cats(out, "(no output)");
 	if (out->s[out->len - 1] != '\n')
 		oxi_buf_putc(out, '\n');
-	if (res.timed_out)
-		oxi_buf_printf(out, "[killed: the command ran over its timeout "
-		    "of %ld s]", (sbx.timeout_ms + 999) / 1000);
-	else if (res.code > 128)
-		oxi_buf_printf(out, "[killed by signal %d%s%s]", res.code - 128,
-		    res.limit[0] ? ": over " : "", res.limit);
-	else
-		oxi_buf_printf(out, "[exit code %d]", res.code);
+	oxi_buf_cat(out, tail.s, tail.len);
 	ret = res.timed_out || res.code != 0 ? -1 : 0;
 done:
+	oxi_buf_free(&tail);
 	free(ro);
 	free(line);
 	oxi_sh_free(&sh);

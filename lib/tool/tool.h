@@ -54,6 +54,9 @@ void oxi_tool_cache_clear(void);
  * for an unknown value */
 enum { OXI_SHELL_SANDBOX = 0, OXI_SHELL_STRICT = 1 };
 int oxi_shell_mode(void);
+/* the value of key ("cpu", "mem", ...) in $OXI_SHELL_LIMITS, entries
+ * "cpu=60,mem=512,...": -1 if 0 or less (no limit), 0 if absent or bad */
+long oxi_shell_limit(const char *key);
 
 /* plugin.c: executables in the tool directories, run as tools */
 /*
