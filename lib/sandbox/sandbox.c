@@ -469,7 +469,7 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 	ssize_t r;
 	pid_t pid;
 	int fin = -1, fout = -1, pfd, np, ip, ix, exited = 0, rc, oom = 0;
-	int overmem = 0;
+	int overmem = 0, memw;
 
 	sbx_limits(s, &l);
 	memset(res, 0, sizeof *res);
@@ -485,8 +485,10 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 		}
 	}
 	deadline = oxi_clock_ms() + l.timeout;
-	/* no memory cgroup: the call's memory is sampled instead */
-	if (l.mem > 0 && !memcg(kidget(pid, 0)))
+	/* no memory cgroup: the call's memory is sampled instead; and the
+	 * caller's watch */
+	memw = l.mem > 0 && !memcg(kidget(pid, 0));
+	if (memw || s->watch)
 		sample = oxi_clock_ms() + SBX_SAMPLE_MS;
 	for (;;) {
 		if (exited && fout < 0)
@@ -517,8 +519,12 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 		if (grace >= 0 && now >= grace)
 			break;
 		if (sample >= 0 && now >= sample && !exited) {
-			if (sbx_memuse(pid) > (long long)l.mem << 20) {
+			if (memw && sbx_memuse(pid) > (long long)l.mem << 20) {
 				overmem = 1;
+				break;
+			}
+			if (s->watch && s->watch(s->watcharg)) {
+				res->watched = 1;
 				break;
 			}
 			sample = now + SBX_SAMPLE_MS;
@@ -568,7 +574,7 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 		close(fin);
 	if (fout >= 0)
 		close(fout);
-	if (!res->timed_out && !exited && !overmem) {
+	if (!res->timed_out && !exited && !overmem && !res->watched) {
 		/* no pidfd, or poll failed: wait, not past the deadline */
 		while (!zombie(pid) && oxi_clock_ms() < deadline)
 			usleep(5000);
@@ -578,11 +584,11 @@ oxi_sbx_run(const struct oxi_sbx *s, char *const argv[], const char *in,
 			res->timed_out = 1;
 	}
 	/* never kill(-pid) once pid is reaped: it may be someone else's */
-	rc = endkid(pid, res->timed_out || overmem, &oom);
+	rc = endkid(pid, res->timed_out || overmem || res->watched, &oom);
 	if (pfd >= 0)
 		close(pfd);
 	res->code = rc < 0 ? 128 : rc;
-	if (overmem)
+	if (overmem || res->watched)
 		res->code = 128 + SIGKILL;
 	if (oom || overmem)
 		snprintf(res->limit, sizeof res->limit, "the memory limit "

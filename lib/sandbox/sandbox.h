@@ -31,14 +31,20 @@ struct oxi_sbx {
 	const char *const *ro;	/* extra read-only paths (plugin dirs) */
 	const char *const *rw;	/* non-NULL: the workspace is read-only
 				 * but these paths in it, after ro */
+	/* oxi_sbx_run calls it about every 50 ms while the command runs:
+	 * nonzero kills the call (res->watched says so) */
+	int (*watch)(void *);
+	void *watcharg;
 };
-#define OXI_SBX_INIT	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL }
+#define OXI_SBX_INIT	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, \
+	NULL, NULL }
 struct oxi_sbx_res {
 	int code;		/* as oxi_sbx_wait; 137 if killed */
 	int timed_out;		/* killed by the wall clock */
 	size_t total;		/* output bytes made; out holds cap at most */
 	char limit[64];		/* the limit that killed it ("the memory
 				 * limit of 512 MiB"), or "" */
+	int watched;		/* killed because s->watch said so */
 };
 extern int oxi_sbx_unsafe;	/* -U: run unconfined when nothing works */
 /* "bwrap", "landlock", "unsafe" (none, unsafe mode on) or "none" */

@@ -302,3 +302,14 @@ oxi_disk_end(struct oxi_disk *d, struct oxi_buf *note)
 		    "that write are refused until files in it are deleted]",
 		    mib(fig.bytes), max / MIB);
 }
+
+int
+oxi_disk_watch(void *arg)
+{
+	struct oxi_disk *d = arg;
+
+	if (!oxi_disk_over(d))
+		return 0;
+	d->killed = 1;
+	return 1;
+}

@@ -1,8 +1,9 @@
 /*
  * disk.h - the disk a tool call that writes may take, per call, per
- * workspace and short of a reserve (disk.c, whose header says how, and
- * diskwatch.c): shared by the tools that write (fs.c, find.c, shell.c)
- * and the loop of the children (child.c).  Included by lib/tool/ only.
+ * workspace and short of a reserve (disk.c, whose header says how):
+ * shared by the tools that write (fs.c, find.c, shell.c)
+ * and the loop of the children (child.c).  oxi_sbx_run samples a shell
+ * command through oxi_disk_watch.  Included by lib/tool/ only.
  */
 #ifndef OXI_TOOL_DISK_H
 #define OXI_TOOL_DISK_H
@@ -20,7 +21,6 @@ struct oxi_disk {
 	long long drop;		/* how far that fell, at the last sample */
 	int over;		/* 0, or OXI_DISK_*: why it must stop */
 	int killed;		/* the watch killed the command */
-	struct oxi_disk_w *w;	/* the watch, or NULL */
 };
 /* d for a call on workspace ws: its bounds, the free space now */
 void oxi_disk_start(struct oxi_disk *d, int ws);
@@ -34,9 +34,8 @@ char *oxi_disk_why(const struct oxi_disk *, char *buf, size_t n);
 /* after the call: the figure of the workspace updated, and "\n[note:
  * ...]" appended to note if the workspace is now over its bound */
 void oxi_disk_end(struct oxi_disk *, struct oxi_buf *note);
-/* a thread samples while a command of the sandbox runs, and kills its
- * group once over: 0, or -1 with errno (not watched); then unwatch */
-int oxi_disk_watch(struct oxi_disk *);
-void oxi_disk_unwatch(struct oxi_disk *);
+/* struct oxi_sbx's watch (arg: the call's struct oxi_disk): 1 once
+ * the command must be killed, d->killed set */
+int oxi_disk_watch(void *d);
 
 #endif

@@ -10,7 +10,7 @@
  * shell ever reads it), judged by the policy, and the words run with
  * execve(2) in the same sandbox.  The disk it takes is bounded by
  * disk.c: refused while the workspace is over its bound or its disk
- * under the reserve, killed (diskwatch.c) once over the limit of one
+ * under the reserve, killed (by the sandbox's watch) once over the limit of one
  * call.  The content is the output (stdout and stderr together, cut at
  * the output cap with a marker) and a last line with the exit code or
  * what killed it, then a note if the workspace went over its bound; a
@@ -170,7 +170,6 @@ shell(struct oxi_tool_call *c)
 	struct oxi_sbx_res res;
 	struct oxi_disk disk;
 	struct oxi_buf tail = OXI_BUF_INIT;
-	static int unwatched;
 	char ws[PATH_MAX], cwd[PATH_MAX], why[512], *line = NULL;
 	const char *cmd, *dir = NULL, *rel = ".", *mode;
 	char *exe0;
@@ -249,18 +248,16 @@ shell(struct oxi_tool_call *c)
 	/* the words run as they are, from the binary the policy judged */
 	exe0 = sh.argv[0];
 	sh.argv[0] = sh.exe;
-	if (oxi_disk_watch(&disk) < 0 && !unwatched++)
-		oxi_warn("shell: the disk a command takes is not watched while "
-		    "it runs: %s", strerror(errno));
+	sbx.watch = oxi_disk_watch;
+	sbx.watcharg = &disk;
 	r = oxi_sbx_run(&sbx, sh.argv, NULL, 0, out, ctx->maxout + 4, &res,
 	    why, sizeof why);
-	oxi_disk_unwatch(&disk);
 	sh.argv[0] = exe0;
 	if (r < 0) {
 		oxi_tool_fail(c, "%s", why);
 		goto done;
 	}
-	if (res.code > 128 && disk.killed)
+	if (res.watched)
 		oxi_buf_printf(&tail, "[killed: %s]", oxi_disk_why(&disk, why,
 		    sizeof why));
 	else if (res.timed_out)
