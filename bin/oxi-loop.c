@@ -309,7 +309,7 @@ settings(void)
 	cfg.ctxtokens = env("OXI_CONTEXT_TOKENS", 0, 100000000);
 	cfg.toolkeep = env("OXI_TOOL_RESULT_KEEP", 8192, 1L << 30);
 	cfg.replymax = (size_t)env("OXI_REPLY_MAX", 131072, 1L << 30);
-	if (cfg.replymax > maxline / 8)
+	if (cfg.replymax == 0 || cfg.replymax > maxline / 8)
 		cfg.replymax = maxline / 8;
 	cfg.turnms = env("OXI_TURN_SECONDS", 600, 86400) * 1000;
 	cfg.turntokens = env("OXI_TURN_TOKENS", 1000000, 1L << 40);
@@ -395,28 +395,30 @@ setup(void)
 /*
  * Takes the records already read while fewer than queuemax turns are
  * held: back-pressure, the rest waits in the buffer and stdin is not
- * read (nothing is dropped).  1 while complete records wait there.
+ * read (nothing is dropped).  *waiting is 1 while complete records wait
+ * there.
  */
-static int
-take(struct oxi_nd *in, int *ended)
+static void
+take(struct oxi_nd *in, int *ended, int *waiting)
 {
 	jv rec;
 	int r;
 
 	while (oxi_loop_busy(loop) < queuemax) {
 		r = oxi_nd_take(in, &rec);
-		if (r == OXI_ND_AGAIN)
-			return 0;
-		if (r == OXI_ND_EOF) {
-			*ended = 1;
-			return 0;
+		if (r == OXI_ND_AGAIN || r == OXI_ND_EOF) {
+			*ended |= r == OXI_ND_EOF;
+			*waiting = 0;
+			return;
 		}
 		if (r == OXI_ND_BAD)
 			status = OXI_EX_FALSE;
 		else
 			from_stdin(rec, in);
 	}
-	return 1;
+	if (!*waiting)
+		oxi_debug("%ld turns held: stdin waits", queuemax);
+	*waiting = 1;
 }
 
 int
@@ -468,7 +470,7 @@ main(int argc, char *argv[])
 			oxi_info("reloaded system prompt and tools");
 		}
 		if (!ended)
-			held = take(&in, &ended);
+			take(&in, &ended, &held);
 		if (ended)
 			instop = 1;
 		if (instop && !stopped) {
@@ -529,7 +531,7 @@ main(int argc, char *argv[])
 
 			if (got < 0 && errno != EAGAIN && errno != EINTR)
 				oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-			held = take(&in, &ended);
+			take(&in, &ended, &held);
 		}
 		(void)oxi_loop_tick(loop);
 	}
