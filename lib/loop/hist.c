@@ -93,6 +93,17 @@ oxi_hist_bind(sqlite3_stmt *st, int i, const char *s)
 }
 
 int
+oxi_hist_prep(sqlite3 *db, const char *sql, sqlite3_stmt **st,
+    const char **err)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+		*err = sqlite3_errmsg(db);
+		return -1;
+	}
+	return 0;
+}
+
+int
 oxi_hist_run(sqlite3 *db, sqlite3_stmt *st, const char **err)
 {
 	int rc = sqlite3_step(st);
@@ -238,32 +249,15 @@ oxi_hist_mark(sqlite3 *db, const char *msgid, const char *session,
 	sqlite3_stmt *st;
 	char ts[32];
 
-	if (sqlite3_prepare_v2(db, "INSERT INTO inbox(msg_id, session, ts,"
+	if (oxi_hist_prep(db, "INSERT INTO inbox(msg_id, session, ts,"
 	    " state) VALUES(?,?,?,?) ON CONFLICT(msg_id) DO UPDATE"
-	    " SET state = excluded.state, ts = excluded.ts", -1, &st,
-	    NULL) != SQLITE_OK) {
-		*err = sqlite3_errmsg(db);
+	    " SET state = excluded.state, ts = excluded.ts", &st, err) < 0)
 		return -1;
-	}
 	oxi_time_now(ts);
 	oxi_hist_bind(st, 1, msgid);
 	oxi_hist_bind(st, 2, session);
 	oxi_hist_bind(st, 3, ts);
 	oxi_hist_bind(st, 4, state);
-	return oxi_hist_run(db, st, err);
-}
-
-int
-oxi_hist_forget(sqlite3 *db, const char *msgid, const char **err)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db, "DELETE FROM messages WHERE msg_id = ?",
-	    -1, &st, NULL) != SQLITE_OK) {
-		*err = sqlite3_errmsg(db);
-		return -1;
-	}
-	oxi_hist_bind(st, 1, msgid);
 	return oxi_hist_run(db, st, err);
 }
 
@@ -274,14 +268,19 @@ onmsg(sqlite3 *db, const char *sql, const char *msgid, long long n,
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		*err = sqlite3_errmsg(db);
+	if (oxi_hist_prep(db, sql, &st, err) < 0)
 		return -1;
-	}
 	oxi_hist_bind(st, 1, msgid);
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, n);
 	return oxi_hist_run(db, st, err);
+}
+
+int
+oxi_hist_forget(sqlite3 *db, const char *msgid, const char **err)
+{
+	return onmsg(db, "DELETE FROM messages WHERE msg_id = ?", msgid, 0,
+	    err);
 }
 
 int

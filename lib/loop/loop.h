@@ -183,6 +183,9 @@ long oxi_loop_tokens(jv m);
 struct sqlite3_stmt;
 /* opens and migrates the history database; NULL with *err as oxi_db_open */
 struct sqlite3 *oxi_hist_open(const char *path, const char **err);
+/* prepares sql in *st */
+int oxi_hist_prep(struct sqlite3 *, const char *sql,
+    struct sqlite3_stmt **st, const char **err);
 /* binds s, or NULL, to parameter i */
 void oxi_hist_bind(struct sqlite3_stmt *, int i, const char *s);
 /* steps st once and finalizes it */

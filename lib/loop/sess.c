@@ -20,16 +20,6 @@
 #include "oxi.h"
 #include "loop/loop.h"
 
-static int
-prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, const char **err)
-{
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-		*err = sqlite3_errmsg(db);
-		return -1;
-	}
-	return 0;
-}
-
 int
 oxi_hist_session(sqlite3 *db, const char *key, int fresh, char **id,
     const char **err)
@@ -40,7 +30,7 @@ oxi_hist_session(sqlite3 *db, const char *key, int fresh, char **id,
 	long long n = 0;
 
 	*id = NULL;
-	if (prep(db, "SELECT id, n FROM sessions WHERE key = ?"
+	if (oxi_hist_prep(db, "SELECT id, n FROM sessions WHERE key = ?"
 	    " ORDER BY n DESC LIMIT 1", &st, err) < 0)
 		return -1;
 	oxi_hist_bind(st, 1, key);
@@ -59,7 +49,7 @@ oxi_hist_session(sqlite3 *db, const char *key, int fresh, char **id,
 		oxi_id_new(ulid);
 		oxi_buf_printf(&b, "%s#%s", key, ulid);
 	}
-	if (prep(db, "INSERT INTO sessions(id, key, n, ts) VALUES(?,?,?,?)",
+	if (oxi_hist_prep(db, "INSERT INTO sessions(id, key, n, ts) VALUES(?,?,?,?)",
 	    &st, err) < 0) {
 		oxi_buf_free(&b);
 		return -1;
@@ -84,7 +74,7 @@ oxi_hist_sessions(sqlite3 *db, const char *key)
 	const char *err, *s;
 	jv out = jv_array(), o;
 
-	if (prep(db, "SELECT n, id, ts, model, (SELECT count(*) FROM messages"
+	if (oxi_hist_prep(db, "SELECT n, id, ts, model, (SELECT count(*) FROM messages"
 	    " m WHERE m.session = s.id AND m.dropped = 0 AND m.role = 'user')"
 	    " FROM sessions s WHERE key = ? ORDER BY n", &st, &err) < 0) {
 		jv_free(out);
@@ -117,7 +107,7 @@ oxi_hist_model(sqlite3 *db, const char *session)
 	const char *err, *s;
 	char *r = NULL;
 
-	if (prep(db, "SELECT model FROM sessions WHERE id = ?", &st, &err) < 0)
+	if (oxi_hist_prep(db, "SELECT model FROM sessions WHERE id = ?", &st, &err) < 0)
 		return NULL;
 	oxi_hist_bind(st, 1, session);
 	if (sqlite3_step(st) == SQLITE_ROW &&
@@ -133,7 +123,7 @@ oxi_hist_setmodel(sqlite3 *db, const char *session, const char *model,
 {
 	sqlite3_stmt *st;
 
-	if (prep(db, "UPDATE sessions SET model = ? WHERE id = ?", &st,
+	if (oxi_hist_prep(db, "UPDATE sessions SET model = ? WHERE id = ?", &st,
 	    err) < 0)
 		return -1;
 	oxi_hist_bind(st, 1, model);
@@ -149,7 +139,7 @@ oxi_hist_summary(sqlite3 *db, const char *session, long long *upto)
 	jv r = jv_null();
 
 	*upto = 0;
-	if (prep(db, "SELECT upto, content FROM summaries WHERE session = ?"
+	if (oxi_hist_prep(db, "SELECT upto, content FROM summaries WHERE session = ?"
 	    " ORDER BY seq DESC LIMIT 1", &st, &err) < 0)
 		return jv_invalid_with_msg(jv_string(err));
 	oxi_hist_bind(st, 1, session);
@@ -168,7 +158,7 @@ oxi_hist_summarise(sqlite3 *db, const char *session, long long upto,
 	sqlite3_stmt *st;
 	char ts[32];
 
-	if (prep(db, "INSERT INTO summaries(session, upto, ts, content)"
+	if (oxi_hist_prep(db, "INSERT INTO summaries(session, upto, ts, content)"
 	    " VALUES(?,?,?,?)", &st, err) < 0)
 		return -1;
 	oxi_time_now(ts);
@@ -186,7 +176,7 @@ oxi_hist_usage(sqlite3 *db, const char *session, long long input,
 	sqlite3_stmt *st;
 	char ts[32];
 
-	if (prep(db, "INSERT INTO usage(session, ts, input, output, cost)"
+	if (oxi_hist_prep(db, "INSERT INTO usage(session, ts, input, output, cost)"
 	    " VALUES(?,?,?,?,?)", &st, err) < 0)
 		return -1;
 	oxi_time_now(ts);
@@ -209,7 +199,7 @@ oxi_hist_spent(sqlite3 *db, const char *session, const char *since,
 	const char *err;
 
 	memset(sp, 0, sizeof *sp);
-	if (prep(db, "SELECT count(*), total(input), total(output),"
+	if (oxi_hist_prep(db, "SELECT count(*), total(input), total(output),"
 	    " total(cost), count(cost) FROM usage WHERE (?1 IS NULL OR"
 	    " session = ?1) AND ts >= ?2", &st, &err) < 0)
 		return -1;
@@ -247,7 +237,7 @@ oxi_hist_prune(sqlite3 *db, const char *before, const char **err)
 	int i;
 
 	for (i = 0; sql[i]; i++) {
-		if (prep(db, sql[i], &st, err) < 0)
+		if (oxi_hist_prep(db, sql[i], &st, err) < 0)
 			return -1;
 		oxi_hist_bind(st, 1, before);
 		if (oxi_hist_run(db, st, err) < 0)
