@@ -41,7 +41,7 @@ lib/net/html.c: HTML as readable text
 lib/llm/openai.c: one dialect
 lib/llm/anthropic.c: one dialect
 lib/llm/gemini.c: one dialect
-lib/loop/turn.c: one engine, the turn with its tool calls and their approvals'
+lib/loop/turn.c: the life of a turn: its rounds, tool calls, failures and retries'
 check 'bin/*.c at most 600 lines; lib/**/*.c at most 1000, over 700 named' \
 	'for f in "$TOP"/bin/*.c; do
 		n=$(wc -l <"$f"); [ "$n" -le 600 ] || { echo "$f: $n"; exit 1; }

@@ -2,9 +2,14 @@
  * hist.c - conversation history and the inbox ledger, in SQLite
  *
  * messages: every message of every session in order (user, assistant with
- * its tool calls, tool results), as the model saw them.
+ * its tool calls, tool results), as the model saw them; the messages of a
+ * failed turn are marked dropped and never sent again, and tool results
+ * are cut to a size after their turn (the model saw them whole once).
  * inbox: one row per inbound message id, so that a message is answered
- * once: "working" while a turn runs, "done" or "failed" after.
+ * once: "working" while a turn runs, "done" or "failed" (for good) after,
+ * "retry" when it failed for a temporary reason and may be answered when
+ * it comes again.  The reply itself is stored once, in messages.
+ * The other tables (sessions, summaries, usage) are sess.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +38,34 @@ static const char *const migrations[] = {
 	" reply TEXT);",
 	/* 2: other keys of a message (thinking blocks), as a JSON object */
 	"ALTER TABLE messages ADD COLUMN extra TEXT;",
+	/* 3: sessions per conversation, summaries, usage; dropped turns */
+	"ALTER TABLE messages ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX messages_msg ON messages(msg_id);"
+	"CREATE INDEX inbox_ts ON inbox(ts);"
+	"CREATE TABLE sessions("
+	" id TEXT PRIMARY KEY,"
+	" key TEXT NOT NULL,"
+	" n INTEGER NOT NULL,"
+	" ts TEXT NOT NULL,"
+	" model TEXT);"
+	"CREATE INDEX sessions_key ON sessions(key, n);"
+	"CREATE TABLE summaries("
+	" seq INTEGER PRIMARY KEY,"
+	" session TEXT NOT NULL,"
+	" upto INTEGER NOT NULL,"
+	" ts TEXT NOT NULL,"
+	" content TEXT NOT NULL);"
+	"CREATE INDEX summaries_session ON summaries(session, seq);"
+	"CREATE TABLE usage("
+	" seq INTEGER PRIMARY KEY,"
+	" session TEXT NOT NULL,"
+	" ts TEXT NOT NULL,"
+	" input INTEGER NOT NULL,"
+	" output INTEGER NOT NULL,"
+	" cost REAL);"
+	"CREATE INDEX usage_ts ON usage(ts);"
+	"CREATE INDEX usage_session ON usage(session, ts);"
+	"UPDATE inbox SET reply = NULL;",
 	NULL
 };
 
@@ -50,8 +83,8 @@ oxi_hist_open(const char *path, const char **err)
 	return oxi_db_open(path, migrations, err);
 }
 
-static void
-bindstr(sqlite3_stmt *st, int i, const char *s)
+void
+oxi_hist_bind(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
@@ -59,8 +92,19 @@ bindstr(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static int
-run(sqlite3 *db, sqlite3_stmt *st, const char **err)
+int
+oxi_hist_prep(sqlite3 *db, const char *sql, sqlite3_stmt **st,
+    const char **err)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+		*err = sqlite3_errmsg(db);
+		return -1;
+	}
+	return 0;
+}
+
+int
+oxi_hist_run(sqlite3 *db, sqlite3_stmt *st, const char **err)
 {
 	int rc = sqlite3_step(st);
 
@@ -89,19 +133,19 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 		return -1;
 	}
 	oxi_time_now(ts);
-	bindstr(st, 1, session);
-	bindstr(st, 2, msgid);
-	bindstr(st, 3, ts);
-	bindstr(st, 4, oxi_msg_peek(m, "role"));
-	bindstr(st, 5, oxi_msg_peek(m, "content"));
+	oxi_hist_bind(st, 1, session);
+	oxi_hist_bind(st, 2, msgid);
+	oxi_hist_bind(st, 3, ts);
+	oxi_hist_bind(st, 4, oxi_msg_peek(m, "role"));
+	oxi_hist_bind(st, 5, oxi_msg_peek(m, "content"));
 	calls = jv_object_get(jv_copy(m), jv_string("tool_calls"));
 	if (jv_get_kind(calls) == JV_KIND_ARRAY &&
 	    jv_array_length(jv_copy(calls)) > 0) {
 		s = jv_dump_string(calls, 0);
-		bindstr(st, 6, jv_string_value(s));
+		oxi_hist_bind(st, 6, jv_string_value(s));
 	} else
 		jv_free(calls);
-	bindstr(st, 7, oxi_msg_peek(m, "tool_call_id"));
+	oxi_hist_bind(st, 7, oxi_msg_peek(m, "tool_call_id"));
 	for (it = jv_object_iter(m); jv_object_iter_valid(m, it);
 	    it = jv_object_iter_next(m, it)) {
 		jv k = jv_object_iter_key(m, it);
@@ -113,9 +157,9 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 	}
 	if (jv_object_length(jv_copy(extra)) > 0) {
 		xs = jv_dump_string(jv_copy(extra), 0);
-		bindstr(st, 8, jv_string_value(xs));
+		oxi_hist_bind(st, 8, jv_string_value(xs));
 	}
-	r = run(db, st, err);
+	r = oxi_hist_run(db, st, err);
 	jv_free(extra);
 	jv_free(xs);
 	jv_free(s);
@@ -124,7 +168,7 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 }
 
 jv
-oxi_hist_load(sqlite3 *db, const char *session, int max)
+oxi_hist_window(sqlite3 *db, const char *session, long long after)
 {
 	sqlite3_stmt *st;
 	jv out = jv_array(), m, calls;
@@ -132,14 +176,14 @@ oxi_hist_load(sqlite3 *db, const char *session, int max)
 	int started = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT role, content, tool_calls,"
-	    " tool_call_id, extra FROM (SELECT * FROM messages WHERE session = ?"
-	    " ORDER BY seq DESC LIMIT ?) ORDER BY seq", -1, &st,
+	    " tool_call_id, extra, seq, msg_id FROM messages WHERE session = ?"
+	    " AND seq > ? AND dropped = 0 ORDER BY seq", -1, &st,
 	    NULL) != SQLITE_OK) {
 		jv_free(out);
 		return jv_invalid_with_msg(jv_string(sqlite3_errmsg(db)));
 	}
-	bindstr(st, 1, session);
-	sqlite3_bind_int(st, 2, max);
+	oxi_hist_bind(st, 1, session);
+	sqlite3_bind_int64(st, 2, after);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		s = (const char *)sqlite3_column_text(st, 0);
 		/* a window must not open on an orphan tool exchange */
@@ -170,6 +214,10 @@ oxi_hist_load(sqlite3 *db, const char *session, int max)
 			else
 				jv_free(x);
 		}
+		m = jv_object_set(m, jv_string("_seq"),
+		    jv_number((double)sqlite3_column_int64(st, 5)));
+		s = (const char *)sqlite3_column_text(st, 6);
+		m = jv_object_set(m, jv_string("_msg"), jv_string(s ? s : ""));
 		out = jv_array_append(out, m);
 	}
 	sqlite3_finalize(st);
@@ -185,7 +233,7 @@ oxi_hist_state(sqlite3 *db, const char *msgid, char *buf, size_t n)
 	if (sqlite3_prepare_v2(db, "SELECT state FROM inbox WHERE msg_id = ?",
 	    -1, &st, NULL) != SQLITE_OK)
 		return NULL;
-	bindstr(st, 1, msgid);
+	oxi_hist_bind(st, 1, msgid);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(buf, n, "%s", sqlite3_column_text(st, 0));
 		r = buf;
@@ -196,37 +244,59 @@ oxi_hist_state(sqlite3 *db, const char *msgid, char *buf, size_t n)
 
 int
 oxi_hist_mark(sqlite3 *db, const char *msgid, const char *session,
-    const char *state, const char *reply, const char **err)
+    const char *state, const char **err)
 {
 	sqlite3_stmt *st;
 	char ts[32];
 
-	if (sqlite3_prepare_v2(db, "INSERT INTO inbox(msg_id, session, ts,"
-	    " state, reply) VALUES(?,?,?,?,?) ON CONFLICT(msg_id) DO UPDATE"
-	    " SET state = excluded.state, reply = excluded.reply,"
-	    " ts = excluded.ts", -1, &st, NULL) != SQLITE_OK) {
-		*err = sqlite3_errmsg(db);
+	if (oxi_hist_prep(db, "INSERT INTO inbox(msg_id, session, ts,"
+	    " state) VALUES(?,?,?,?) ON CONFLICT(msg_id) DO UPDATE"
+	    " SET state = excluded.state, ts = excluded.ts", &st, err) < 0)
 		return -1;
-	}
 	oxi_time_now(ts);
-	bindstr(st, 1, msgid);
-	bindstr(st, 2, session);
-	bindstr(st, 3, ts);
-	bindstr(st, 4, state);
-	bindstr(st, 5, reply);
-	return run(db, st, err);
+	oxi_hist_bind(st, 1, msgid);
+	oxi_hist_bind(st, 2, session);
+	oxi_hist_bind(st, 3, ts);
+	oxi_hist_bind(st, 4, state);
+	return oxi_hist_run(db, st, err);
+}
+
+/* one statement on msgid, with an optional integer as ?2 */
+static int
+onmsg(sqlite3 *db, const char *sql, const char *msgid, long long n,
+    const char **err)
+{
+	sqlite3_stmt *st;
+
+	if (oxi_hist_prep(db, sql, &st, err) < 0)
+		return -1;
+	oxi_hist_bind(st, 1, msgid);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, n);
+	return oxi_hist_run(db, st, err);
 }
 
 int
 oxi_hist_forget(sqlite3 *db, const char *msgid, const char **err)
 {
-	sqlite3_stmt *st;
+	return onmsg(db, "DELETE FROM messages WHERE msg_id = ?", msgid, 0,
+	    err);
+}
 
-	if (sqlite3_prepare_v2(db, "DELETE FROM messages WHERE msg_id = ?",
-	    -1, &st, NULL) != SQLITE_OK) {
-		*err = sqlite3_errmsg(db);
-		return -1;
-	}
-	bindstr(st, 1, msgid);
-	return run(db, st, err);
+int
+oxi_hist_drop(sqlite3 *db, const char *msgid, const char **err)
+{
+	return onmsg(db, "UPDATE messages SET dropped = 1 WHERE msg_id = ?",
+	    msgid, 0, err);
+}
+
+int
+oxi_hist_cut(sqlite3 *db, const char *msgid, long keep, const char **err)
+{
+	if (keep <= 0)
+		return 0;
+	return onmsg(db, "UPDATE messages SET content = substr(content, 1, ?2)"
+	    " || printf(char(10) || '[cut: %d more characters]',"
+	    " length(content) - ?2) WHERE msg_id = ?1 AND role = 'tool'"
+	    " AND length(content) > ?2", msgid, keep, err);
 }

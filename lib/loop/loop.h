@@ -37,14 +37,31 @@ struct oxi_loop_io {			/* how the engine talks */
 	void *arg;			/* for the three */
 };
 
+/*
+ * The settings of the engine.  A zero turns a limit off unless it says
+ * otherwise; bin/oxi-loop.c sets the documented defaults (oxi-loop(1)).
+ */
 struct oxi_loop_cfg {
 	const char *model;		/* or NULL: the llm stage's default */
 	const char *system;		/* the system prompt */
 	jv tools;			/* tool definitions, an array (borrowed) */
 	int maxrounds;			/* llm requests per turn, >= 1 */
-	int maxhist;			/* history messages per request, >= 1 */
+	int maxhist;			/* messages in the window before older
+					 * turns are summarised, >= 1 */
 	int draftms;			/* least ms between two drafts of a turn */
 	long approvalms;		/* life of an approval.ask; 0: 5 min */
+	size_t maxreq;			/* bytes of an llm.request; 0: 1 MiB */
+	long ctxtokens;			/* the model's window; 0: by model */
+	long toolkeep;			/* characters of a tool result kept in
+					 * the history after its turn */
+	size_t replymax;		/* bytes of a reply's text */
+	long turnms;			/* time of a turn's work */
+	long turntokens;		/* tokens of a turn's model answers */
+	long retryms;			/* first wait after a temporary model
+					 * failure; doubles */
+	long retrymaxms;		/* longest wait between two tries */
+	long retryage;			/* ms a turn is retried for; 0: a
+					 * temporary failure is final */
 };
 
 /* the stages oxi_loop_lost knows */
@@ -86,11 +103,28 @@ int oxi_loop_lost(struct oxi_loop *, int stage);
  * info line.  0, or -1 on a database failure.
  */
 int oxi_loop_answer(struct oxi_loop *, jv answer);
-/* ms until a draft or an ask expiry is due (0: now), or -1 if none */
+/*
+ * The line of a record from stage (OXI_LOOP_LLM or OXI_LOOP_TOOL) that
+ * could not be read (too long, not JSON): its first n bytes, borrowed.
+ * The turn whose id it carries ends with an error the user sees (a
+ * reply too large) or gets its tool call failed.  0, or -1 on a
+ * database failure.
+ */
+int oxi_loop_bad(struct oxi_loop *, int stage, const char *line, size_t n);
+/* ms until a draft, an ask expiry, a retry or a turn's deadline is due
+ * (0: now), or -1 if none */
 int oxi_loop_timeout(const struct oxi_loop *);
-/* sends the drafts that are due and ends the asks that expired: 0, or
- * -1 if the engine has failed */
+/* sends the drafts that are due, ends the asks that expired and the
+ * turns past their time, retries what waited: 0, or -1 if the engine
+ * has failed */
 int oxi_loop_tick(struct oxi_loop *);
+/*
+ * Input has ended or SIGTERM came: no one will wait for a later answer.
+ * Turns waiting to retry end now with their last error, and a temporary
+ * failure from now on is final (the message is answered again when it
+ * comes again).  0, or -1 on a database failure.
+ */
+int oxi_loop_stop(struct oxi_loop *);
 /* turns in flight or queued */
 int oxi_loop_busy(const struct oxi_loop *);
 /* after a -1: "unable to WHAT in 'DB': WHY"; else NULL */
@@ -133,23 +167,80 @@ int oxi_loop_store(const char *line, int always);
  * written "~" */
 jv oxi_loop_tilde(jv s);
 
-/* hist.c: conversation history and inbox ledger (SQLite) */
+/*
+ * ctx.c: the context of a session
+ */
+/* the context window of model in tokens, from the table of oxi-loop(1),
+ * CONTEXT; 128000 for a model it does not know or NULL */
+long oxi_loop_window(const char *model);
+/* the estimated tokens of a message, or of an array of them (borrowed) */
+long oxi_loop_tokens(jv m);
+
+/*
+ * hist.c and sess.c: the history database (SQLite).  Functions returning
+ * int give 0, or -1 with *err, sqlite's message.
+ */
+struct sqlite3_stmt;
 /* opens and migrates the history database; NULL with *err as oxi_db_open */
 struct sqlite3 *oxi_hist_open(const char *path, const char **err);
+/* prepares sql in *st */
+int oxi_hist_prep(struct sqlite3 *, const char *sql,
+    struct sqlite3_stmt **st, const char **err);
+/* binds s, or NULL, to parameter i */
+void oxi_hist_bind(struct sqlite3_stmt *, int i, const char *s);
+/* steps st once and finalizes it */
+int oxi_hist_run(struct sqlite3 *, struct sqlite3_stmt *st, const char **err);
 /* appends message m (consumed): {"role","content","tool_calls","tool_call_id"} */
 int oxi_hist_add(struct sqlite3 *, const char *session, const char *msgid,
     jv m, const char **err);
-/* the last max messages of a session, oldest first, starting at a user
- * message; an invalid jv with a message on error */
-jv oxi_hist_load(struct sqlite3 *, const char *session, int max);
-/* the inbox state of msgid copied into buf ("working", "done", "failed"),
- * or NULL if unknown */
+/* the messages of a session after seq after that are not dropped, oldest
+ * first, starting at a user message, each with "_seq" (its seq) and
+ * "_msg" (its message id); an invalid jv with a message on error */
+jv oxi_hist_window(struct sqlite3 *, const char *session, long long after);
+/* the inbox state of msgid copied into buf ("working", "done", "failed",
+ * "retry"), or NULL if unknown */
 const char *oxi_hist_state(struct sqlite3 *, const char *msgid, char *buf,
     size_t n);
-/* records the state (and final reply text, may be NULL) of msgid */
+/* records the state of msgid */
 int oxi_hist_mark(struct sqlite3 *, const char *msgid, const char *session,
-    const char *state, const char *reply, const char **err);
+    const char *state, const char **err);
 /* deletes the messages stored for msgid (to redo an interrupted turn) */
 int oxi_hist_forget(struct sqlite3 *, const char *msgid, const char **err);
+/* marks the messages of msgid dropped: a failed turn, never sent again */
+int oxi_hist_drop(struct sqlite3 *, const char *msgid, const char **err);
+/* cuts the tool results of msgid to keep characters and a note */
+int oxi_hist_cut(struct sqlite3 *, const char *msgid, long keep,
+    const char **err);
+/* the current session of conversation key in *id (free it), created if
+ * there is none or fresh is set */
+int oxi_hist_session(struct sqlite3 *, const char *key, int fresh,
+    char **id, const char **err);
+/* the sessions of key, oldest first: [{n,id,ts,model,messages}] */
+jv oxi_hist_sessions(struct sqlite3 *, const char *key);
+/* the model a session chose (free it), or NULL */
+char *oxi_hist_model(struct sqlite3 *, const char *session);
+/* sets it; NULL: the default again */
+int oxi_hist_setmodel(struct sqlite3 *, const char *session,
+    const char *model, const char **err);
+/* the latest summary of a session (a string, or null) and in *upto the
+ * seq of the last message it stands for */
+jv oxi_hist_summary(struct sqlite3 *, const char *session, long long *upto);
+/* stores a summary of the messages of session up to seq upto */
+int oxi_hist_summarise(struct sqlite3 *, const char *session, long long upto,
+    const char *text, const char **err);
+/* books the usage of one model answer (cost < 0: unknown) */
+int oxi_hist_usage(struct sqlite3 *, const char *session, long long input,
+    long long output, double cost, const char **err);
+struct oxi_hist_spend {
+	long long answers, input, output, priced;	/* priced: with a cost */
+	double cost;
+};
+/* the usage of session (NULL: all) since an RFC 3339 time: 0 or -1 */
+int oxi_hist_spent(struct sqlite3 *, const char *session, const char *since,
+    struct oxi_hist_spend *);
+/* deletes what is older than before (RFC 3339) and no longer needed:
+ * inbox rows, usage, dropped messages, sessions no longer current, and
+ * messages of current ones that a summary stands for */
+int oxi_hist_prune(struct sqlite3 *, const char *before, const char **err);
 
 #endif

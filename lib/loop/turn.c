@@ -1,170 +1,36 @@
 /*
  * turn.c - the turn engine of oxi-loop, behind struct oxi_loop_io
  *
- * A turn is one msg.in being answered.  Its states: WAIT_START (queued
- * behind an earlier turn of its session), WAIT_LLM (an llm.request is in
- * flight), WAIT_TOOLS (tool calls are in flight), LOST (its stage died;
- * the turn is about to fail).  The turns live in one list in order of
- * arrival; when a turn ends, the next turn of its session starts.
+ * A turn is one msg.in being answered; its states are in engine.h.  The
+ * turns live in one list in order of arrival; turns of one conversation
+ * run one after another, and when a turn ends the next one of its
+ * conversation starts.  A round is one llm.request and the tool calls it
+ * asks for, all sent at once.  A turn ends with a msg.out, or with an
+ * error record for its chat; it never waits for ever: its work has a
+ * deadline (cfg->turnms), its rounds a cap (cfg->maxrounds, with a nudge
+ * to wrap up at 70%), its tokens a budget (cfg->turntokens), and the same
+ * call asked for a third time ends it.  A temporary model failure keeps
+ * the turn and tries again with backoff for cfg->retryage, telling the
+ * user once.
  *
- * The engine sends records through io (llm.request, tool.call, and
- * typing, msg.draft, msg.out and error records for stdout) and keeps the
- * history and the inbox ledger in db (hist.c).  A database failure is
- * recorded in l->err and every later call returns -1: the command dies
- * with that message, as it did when this code lived in bin/oxi-loop.c.
+ * The engine sends records through io and keeps the history and the
+ * inbox ledger in db (hist.c, sess.c).  A database failure is recorded in
+ * l->err and every later call returns -1: the command dies with that
+ * message.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <sqlite3.h>
 
 #include "oxi.h"
-#include "loop/loop.h"
+#include "loop/engine.h"
 
-enum { WAIT_START, WAIT_LLM, WAIT_TOOLS, LOST };
-
-struct call {
-	char id[OXI_ID_LEN + 1];	/* our tool.call id */
-	char *model_id;		/* the model's id for the call */
-	int done;		/* its tool.result arrived */
-	jv rec;			/* the tool.call, to send again */
-	char *held;		/* the approval line of a pending ask */
-	char askid[OXI_ID_LEN + 1];	/* its approval.ask */
-	long long expires;	/* when the ask ends (oxi_clock_ms) */
-	int asked;		/* an ask went out for the call */
-};
-
-struct turn {
-	struct turn *next;	/* all turns, in arrival order */
-	jv in;			/* the msg.in record */
-	const char *msgid;	/* borrowed from in */
-	char *session;		/* session key */
-	int state;		/* WAIT_START, WAIT_LLM, WAIT_TOOLS or LOST */
-	int rounds;		/* llm requests made */
-	char reqid[OXI_ID_LEN + 1];	/* the llm.request in flight */
-	char replyid[OXI_ID_LEN + 1];	/* id of our msg.draft/msg.out */
-	struct oxi_buf prev;	/* text of earlier rounds */
-	struct oxi_buf text;	/* text of this round so far */
-	long long lastdraft;	/* when the last draft went out */
-	int dirty;		/* text changed since that draft */
-	struct call *calls;	/* tool calls of this round */
-	int ncalls;		/* their number */
-	int pending;		/* results still awaited */
-	jv taint;		/* origins of its inputs (taint.c) */
-};
-
-struct oxi_loop {
-	sqlite3 *db;			/* borrowed */
-	const struct oxi_loop_cfg *cfg;	/* borrowed */
-	struct oxi_loop_io io;
-	struct turn *turns;
-	int failed;			/* a database failure: err says what */
-	char err[512];
-};
-
-static int run_round(struct oxi_loop *, struct turn *);
-
-
-/* records a database failure: -1 from here up to the command */
-static int
-dbfail(struct oxi_loop *l, const char *what, const char *err)
-{
-	const char *path = sqlite3_db_filename(l->db, "main");
-
-	snprintf(l->err, sizeof l->err, "unable to %s in '%s': %s", what,
-	    path ? path : "", err ? err : "?");
-	l->failed = 1;
-	return -1;
-}
+#define REPEATS	3	/* the same call this many times ends a turn */
 
 static const char *
 field(jv rec, const char *key)
 {
 	return oxi_msg_peek(rec, key);
-}
-
-/* copies the routing keys of msg.in into a record of ours */
-static jv
-reply_rec(struct turn *t, const char *type)
-{
-	static const char *const keys[] = { "channel", "account", "chat",
-	    "thread", NULL };
-	jv r = oxi_msg_new(type);
-	int i;
-
-	jv v;
-
-	for (i = 0; keys[i]; i++) {
-		v = jv_object_get(jv_copy(t->in), jv_string(keys[i]));
-		if (!jv_is_valid(v)) {
-			jv_free(v);
-			v = jv_null();
-		}
-		r = jv_object_set(r, jv_string(keys[i]), v);
-	}
-	return r;
-}
-
-static void
-emit_typing(struct oxi_loop *l, struct turn *t)
-{
-	jv r = oxi_msg_new("typing");
-
-	r = jv_object_set(r, jv_string("channel"), jv_string(field(t->in,
-	    "channel")));
-	r = jv_object_set(r, jv_string("chat"), jv_string(field(t->in,
-	    "chat")));
-	l->io.out(l->io.arg, r);
-}
-
-/* one status record for the call id of tool name with args (borrowed) */
-static void
-emit_status(struct oxi_loop *l, struct turn *t, const char *id,
-    const char *name, jv args)
-{
-	char sid[OXI_ID_LEN + 1];
-	jv r = reply_rec(t, "status");
-
-	oxi_id_new(sid);
-	r = jv_object_set(r, jv_string("id"), jv_string(sid));
-	r = jv_object_set(r, jv_string("in_reply_to"), jv_string(t->msgid));
-	r = jv_object_set(r, jv_string("ref"), jv_string(id));
-	r = jv_object_set(r, jv_string("text"),
-	    oxi_loop_status_text(name, args));
-	l->io.out(l->io.arg, r);
-}
-
-static jv
-fulltext(struct turn *t)
-{
-	jv s = jv_string(t->prev.s ? t->prev.s : "");
-
-	if (t->prev.len > 0 && t->text.len > 0)
-		s = jv_string_append_str(s, "\n\n");
-	return jv_string_append_buf(s, t->text.s ? t->text.s : "",
-	    (int)t->text.len);
-}
-
-static void
-emit_text(struct oxi_loop *l, struct turn *t, const char *type, jv text)
-{
-	jv r = reply_rec(t, type);
-
-	r = jv_object_set(r, jv_string("id"), jv_string(t->replyid));
-	r = jv_object_set(r, jv_string("in_reply_to"), jv_string(t->msgid));
-	r = jv_object_set(r, jv_string("text"), text);
-	r = jv_object_set(r, jv_string("format"), jv_string("markdown"));
-	l->io.out(l->io.arg, r);
-}
-
-static void
-emit_draft(struct oxi_loop *l, struct turn *t)
-{
-	emit_text(l, t, "msg.draft", fulltext(t));
-	t->lastdraft = oxi_clock_ms();
-	t->dirty = 0;
 }
 
 static void
@@ -180,42 +46,49 @@ calls_free(struct turn *t)
 	free(t->calls);
 	t->calls = NULL;
 	t->ncalls = 0;
+	t->pending = 0;
 }
 
-static void
-turn_free(struct turn *t)
+void
+oxi_turn_free(struct turn *t)
 {
 	calls_free(t);
+	free(t->key);
 	free(t->session);
 	oxi_buf_free(&t->prev);
 	oxi_buf_free(&t->text);
 	jv_free(t->taint);
+	jv_free(t->sigs);
 	jv_free(t->in);
 	free(t);
 }
 
-/* removes t and starts the next waiting turn of its session */
+/* removes t and starts the next waiting turn of its conversation */
 static int
 turn_end(struct oxi_loop *l, struct turn *t)
 {
 	struct turn **pp, *u;
+	const char *err;
 
+	if (t->stored && oxi_hist_cut(l->db, t->msgid, l->cfg->toolkeep,
+	    &err) < 0)
+		return oxi_out_dbfail(l, "cut tool results", err);
 	for (pp = &l->turns; *pp; pp = &(*pp)->next)
 		if (*pp == t) {
 			*pp = t->next;
 			break;
 		}
 	for (u = l->turns; u; u = u->next)
-		if (strcmp(u->session, t->session) == 0)
+		if (strcmp(u->key, t->key) == 0)
 			break;
-	turn_free(t);
+	oxi_turn_free(t);
 	if (u && u->state == WAIT_START)
-		return run_round(l, u);
+		return oxi_turn_round(l, u);
 	return 0;
 }
 
-static int
-turn_fail(struct oxi_loop *l, struct turn *t, const char *code,
+int
+oxi_turn_fail(struct oxi_loop *l, struct turn *t, const char *code,
     const char *msg, int retryable)
 {
 	const char *err;
@@ -228,38 +101,80 @@ turn_fail(struct oxi_loop *l, struct turn *t, const char *code,
 	r = jv_object_set(r, jv_string("chat"), jv_string(field(t->in,
 	    "chat")));
 	l->io.out(l->io.arg, r);
-	if (oxi_hist_mark(l->db, t->msgid, t->session, "failed", NULL,
-	    &err) < 0)
-		return dbfail(l, "record a failed turn", err);
+	if (oxi_hist_drop(l->db, t->msgid, &err) < 0 ||
+	    oxi_hist_mark(l->db, t->msgid, t->session, retryable ? "retry" :
+	    "failed", &err) < 0)
+		return oxi_out_dbfail(l, "record a failed turn", err);
 	return turn_end(l, t);
 }
 
-static int
-turn_done(struct oxi_loop *l, struct turn *t, const char *note)
+int
+oxi_turn_done(struct oxi_loop *l, struct turn *t, const char *note)
 {
 	const char *err;
-	jv text = fulltext(t);
+	jv text = oxi_out_full(t);
 
 	if (note)
 		text = jv_string_append_str(text, note);
-	if (oxi_hist_mark(l->db, t->msgid, t->session, "done",
-	    jv_string_value(text), &err) < 0) {
+	if (oxi_hist_mark(l->db, t->msgid, t->session, "done", &err) < 0) {
 		jv_free(text);
-		return dbfail(l, "record a reply", err);
+		return oxi_out_dbfail(l, "record a reply", err);
 	}
-	emit_text(l, t, "msg.out", text);
+	oxi_out_text(l, t, "msg.out", text);
 	oxi_debug("%s: answered after %d rounds", t->msgid, t->rounds);
 	return turn_end(l, t);
 }
 
+/* ends t with note, storing its unsaved text and the note as the
+ * model's last word, so the history reads as it happened */
 static int
-run_round(struct oxi_loop *l, struct turn *t)
+finish(struct oxi_loop *l, struct turn *t, const char *unsaved,
+    const char *note)
+{
+	const char *err;
+	jv m = jv_object(), c = jv_string(unsaved);
+
+	if (*unsaved)
+		c = jv_string_append_str(c, "\n\n");
+	c = jv_string_append_str(c, note + strspn(note, "\n"));
+	m = jv_object_set(m, jv_string("role"), jv_string("assistant"));
+	m = jv_object_set(m, jv_string("content"), c);
+	if (!t->stored)
+		jv_free(m);
+	else if (oxi_hist_add(l->db, t->session, t->msgid, m, &err) < 0)
+		return oxi_out_dbfail(l, "store a message", err);
+	return oxi_turn_done(l, t, note);
+}
+
+int
+oxi_turn_stop(struct oxi_loop *l, struct turn *t, const char *note)
+{
+	const char *unsaved = "";
+	int i, was = t->state;
+
+	if (was == WAIT_LLM || was == WAIT_SUMMARY)
+		oxi_out_cancel(l, t->reqid);
+	if (was == WAIT_LLM)
+		unsaved = t->text.s ? t->text.s : "";
+	t->state = LOST;	/* a result no longer asks the model */
+	/* every call the model made gets an answer in the history */
+	for (i = 0; was == WAIT_TOOLS && i < t->ncalls; i++)
+		if (oxi_turn_result(l, t, &t->calls[i], "[no result: the "
+		    "turn was stopped]", 1) < 0)
+			return -1;
+	return finish(l, t, unsaved, note);
+}
+
+int
+oxi_turn_round(struct oxi_loop *l, struct turn *t)
 {
 	const struct oxi_loop_cfg *cfg = l->cfg;
 	const char *err;
-	jv req, msgs, sys, m;
+	char note[128];
+	int summary = 0;
+	jv req, m, why;
 
-	if (t->rounds == 0) {
+	if (!t->stored) {
 		/* the turn begins: its message joins the history now, after
 		 * the replies to earlier messages of the session */
 		m = jv_object();
@@ -267,125 +182,58 @@ run_round(struct oxi_loop *l, struct turn *t)
 		m = jv_object_set(m, jv_string("content"),
 		    jv_string(field(t->in, "text")));
 		if (oxi_hist_add(l->db, t->session, t->msgid, m, &err) < 0)
-			return dbfail(l, "store a message", err);
+			return oxi_out_dbfail(l, "store a message", err);
+		t->stored = 1;
+		t->deadline = cfg->turnms > 0 ? oxi_clock_ms() + cfg->turnms :
+		    0;
 	}
-	if (t->rounds >= cfg->maxrounds)
-		return turn_done(l, t, "\n\n[stopped: too many tool rounds]");
-	msgs = oxi_hist_load(l->db, t->session, cfg->maxhist);
-	if (!jv_is_valid(msgs)) {
-		jv m = jv_invalid_get_msg(msgs);
-		int r = dbfail(l, "load history", jv_get_kind(m) ==
-		    JV_KIND_STRING ? jv_string_value(m) : NULL);
-
-		jv_free(m);
-		return r;
+	if (t->rounds >= cfg->maxrounds) {
+		snprintf(note, sizeof note, "\n\n[stopped: %d rounds of tool "
+		    "calls, the most a message may take]", cfg->maxrounds);
+		return finish(l, t, "", note);
 	}
-	sys = jv_object();
-	sys = jv_object_set(sys, jv_string("role"), jv_string("system"));
-	sys = jv_object_set(sys, jv_string("content"),
-	    jv_string(cfg->system ? cfg->system : ""));
-	msgs = jv_array_concat(JV_ARRAY(sys), msgs);
-	oxi_id_new(t->reqid);
-	req = jv_object();
-	req = jv_object_set(req, jv_string("v"), jv_number(1));
-	req = jv_object_set(req, jv_string("type"), jv_string("llm.request"));
-	req = jv_object_set(req, jv_string("id"), jv_string(t->reqid));
-	if (cfg->model)
-		req = jv_object_set(req, jv_string("model"),
-		    jv_string(cfg->model));
-	req = jv_object_set(req, jv_string("messages"), msgs);
-	if (jv_get_kind(cfg->tools) == JV_KIND_ARRAY &&
-	    jv_array_length(jv_copy(cfg->tools)) > 0)
-		req = jv_object_set(req, jv_string("tools"),
-		    jv_copy(cfg->tools));
-	req = jv_object_set(req, jv_string("session"),
-	    jv_string(t->session));
-	req = jv_object_set(req, jv_string("stream"), jv_true());
-	t->rounds++;
-	t->state = WAIT_LLM;
-	if (t->text.len > 0) {
-		if (t->prev.len > 0)
-			oxi_buf_cats(&t->prev, "\n\n");
-		oxi_buf_cat(&t->prev, t->text.s, t->text.len);
-		oxi_buf_reset(&t->text);
+	req = oxi_ctx_request(l, t, &summary);
+	if (!jv_is_valid(req)) {
+		if (l->failed) {
+			jv_free(req);
+			return -1;
+		}
+		why = jv_invalid_get_msg(req);
+		t->state = LOST;
+		oxi_turn_fail(l, t, "request_too_large", jv_string_value(why),
+		    0);
+		jv_free(why);
+		return l->failed ? -1 : 0;
 	}
-	emit_typing(l, t);
+	snprintf(t->reqid, sizeof t->reqid, "%s", field(req, "id"));
+	if (summary)
+		t->state = WAIT_SUMMARY;
+	else {
+		t->rounds++;
+		t->state = WAIT_LLM;
+		if (t->text.len > 0) {
+			if (t->prev.len > 0)
+				oxi_buf_cats(&t->prev, "\n\n");
+			oxi_buf_cat(&t->prev, t->text.s, t->text.len);
+			oxi_buf_reset(&t->text);
+		}
+	}
+	oxi_out_typing(l, t);
 	if (l->io.llm(l->io.arg, req) < 0)
-		return turn_fail(l, t, "llm_unavailable",
+		return oxi_turn_fail(l, t, "llm_unavailable",
 		    "the model stage is not running", 1);
 	return 0;
 }
 
-struct oxi_loop *
-oxi_loop_new(sqlite3 *db, const struct oxi_loop_cfg *cfg,
-    const struct oxi_loop_io *io)
+struct turn *
+oxi_turn_active(struct oxi_loop *l, const char *key)
 {
-	struct oxi_loop *l = xcalloc(1, sizeof *l);
+	struct turn *t;
 
-	l->db = db;
-	l->cfg = cfg;
-	l->io = *io;
-	return l;
-}
-
-int
-oxi_loop_msg(struct oxi_loop *l, jv in)
-{
-	struct turn *t, *u, **pp;
-	struct oxi_buf key = OXI_BUF_INIT;
-	const char *thread, *err, *st;
-	char buf[16];
-	int busy = 0;
-
-	if (l->failed) {
-		jv_free(in);
-		return -1;
-	}
-	t = xcalloc(1, sizeof *t);
-	t->in = in;
-	t->msgid = field(in, "id");
-	oxi_buf_printf(&key, "%s:%s:%s", field(in, "channel"),
-	    field(in, "account") ? field(in, "account") : "",
-	    field(in, "chat"));
-	if ((thread = field(in, "thread")))
-		oxi_buf_printf(&key, ":%s", thread);
-	t->session = key.s;
-	oxi_id_new(t->replyid);
-	t->taint = oxi_loop_taint_new(field(in, "trust"), field(in, "channel"));
-
-	for (u = l->turns; u; u = u->next)
-		if (strcmp(u->msgid, t->msgid) == 0) {
-			oxi_info("%s: duplicate of a message in progress",
-			    t->msgid);
-			turn_free(t);
-			return 0;
-		}
-	st = oxi_hist_state(l->db, t->msgid, buf, sizeof buf);
-	if (st && strcmp(st, "working") != 0) {
-		oxi_info("%s: already %s, not answered again", t->msgid, st);
-		turn_free(t);
-		return 0;
-	}
-	if (st && oxi_hist_forget(l->db, t->msgid, &err) < 0) {
-		dbfail(l, "redo an interrupted turn", err);
-		turn_free(t);
-		return -1;
-	}
-	if (oxi_hist_mark(l->db, t->msgid, t->session, "working", NULL,
-	    &err) < 0) {
-		dbfail(l, "record a message", err);
-		turn_free(t);
-		return -1;
-	}
-
-	for (pp = &l->turns; *pp; pp = &(*pp)->next)
-		if (strcmp((*pp)->session, t->session) == 0)
-			busy = 1;
-	*pp = t;
-	t->state = WAIT_START;
-	if (!busy)
-		return run_round(l, t);
-	return 0;
+	for (t = l->turns; t; t = t->next)
+		if (strcmp(t->key, key) == 0)
+			return t->state == WAIT_START ? NULL : t;
+	return NULL;
 }
 
 static struct turn *
@@ -394,50 +242,57 @@ find_req(struct oxi_loop *l, const char *id)
 	struct turn *t;
 
 	for (t = l->turns; t && id; t = t->next)
-		if (t->state == WAIT_LLM && strcmp(t->reqid, id) == 0)
+		if ((t->state == WAIT_LLM || t->state == WAIT_SUMMARY) &&
+		    strcmp(t->reqid, id) == 0)
 			return t;
 	return NULL;
 }
 
-static struct turn *
-find_call(struct oxi_loop *l, const char *id, struct call **cp)
+/* counts the calls of a round by name and arguments: 1 if one of them
+ * was asked for REPEATS times in this turn */
+static int
+repeated(struct turn *t, jv calls)
 {
-	struct turn *t;
-	int i;
+	int i, n = jv_array_length(jv_copy(calls)), rep = 0;
+	double times;
+	jv c, k;
 
-	for (t = l->turns; t && id; t = t->next)
-		if (t->state == WAIT_TOOLS)
-			for (i = 0; i < t->ncalls; i++)
-				if (strcmp(t->calls[i].id, id) == 0 &&
-				    !t->calls[i].held) {
-					*cp = &t->calls[i];
-					return t;
-				}
-	return NULL;
+	for (i = 0; i < n; i++) {
+		c = jv_array_get(jv_copy(calls), i);
+		k = jv_dump_string(JV_ARRAY(oxi_jget(c, "name"),
+		    oxi_jget(c, "args")), JV_PRINT_SORTED);
+		jv_free(c);
+		times = oxi_jnum(t->sigs, jv_string_value(k), 0) + 1;
+		if (times >= REPEATS)
+			rep = 1;
+		t->sigs = jv_object_set(t->sigs, k, jv_number(times));
+	}
+	return rep;
 }
 
 /* the model asked for tools: store its message, send the calls */
 static int
 start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 {
-	const char *err;
+	const char *err, *name;
 	jv c, call, args;
 	int i, n = jv_array_length(jv_copy(calls));
 
 	if (oxi_hist_add(l->db, t->session, t->msgid, msg, &err) < 0) {
 		jv_free(calls);
-		return dbfail(l, "store a message", err);
+		return oxi_out_dbfail(l, "store a message", err);
 	}
 	t->calls = xcalloc(n, sizeof *t->calls);
 	t->ncalls = n;
 	t->pending = n;
 	t->state = WAIT_TOOLS;
-	emit_typing(l, t);
+	oxi_out_typing(l, t);
 	for (i = 0; i < n; i++) {
 		c = jv_array_get(jv_copy(calls), i);
 		oxi_id_new(t->calls[i].id);
 		t->calls[i].model_id = xstrdup(field(c, "id") ? field(c, "id")
 		    : t->calls[i].id);
+		name = field(c, "name") ? field(c, "name") : "";
 		args = jv_object_get(jv_copy(c), jv_string("args"));
 		if (jv_get_kind(args) != JV_KIND_OBJECT) {
 			jv_free(args);
@@ -446,22 +301,19 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		call = oxi_msg_new("tool.call");
 		call = jv_object_set(call, jv_string("id"),
 		    jv_string(t->calls[i].id));
-		call = jv_object_set(call, jv_string("name"),
-		    jv_string(field(c, "name") ? field(c, "name") : ""));
-		emit_status(l, t, t->calls[i].id, field(c, "name") ?
-		    field(c, "name") : "", args);
+		call = jv_object_set(call, jv_string("name"), jv_string(name));
+		oxi_out_status(l, t, t->calls[i].id, name, args);
 		call = jv_object_set(call, jv_string("args"), args);
 		call = jv_object_set(call, jv_string("session"),
 		    jv_string(t->session));
 		call = jv_object_set(call, jv_string("taint"),
 		    jv_copy(t->taint));
 		t->calls[i].rec = jv_copy(call);
-		oxi_debug("%s: tool call %s", t->msgid,
-		    field(c, "name") ? field(c, "name") : "?");
+		oxi_debug("%s: tool call %s", t->msgid, name);
 		jv_free(c);
 		if (l->io.tool(l->io.arg, call) < 0) {
 			jv_free(calls);
-			return turn_fail(l, t, "tool_unavailable",
+			return oxi_turn_fail(l, t, "tool_unavailable",
 			    "the tool stage is not running", 1);
 		}
 	}
@@ -469,8 +321,8 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 	return 0;
 }
 
-static int
-tool_result(struct oxi_loop *l, struct turn *t, struct call *c,
+int
+oxi_turn_result(struct oxi_loop *l, struct turn *t, struct call *c,
     const char *content, int iserr)
 {
 	const char *err;
@@ -488,139 +340,46 @@ tool_result(struct oxi_loop *l, struct turn *t, struct call *c,
 	if (iserr)
 		m = jv_object_set(m, jv_string("is_error"), jv_true());
 	if (oxi_hist_add(l->db, t->session, t->msgid, m, &err) < 0)
-		return dbfail(l, "store a tool result", err);
-	if (--t->pending == 0) {
+		return oxi_out_dbfail(l, "store a tool result", err);
+	if (--t->pending == 0 && t->state == WAIT_TOOLS) {
 		calls_free(t);
-		return run_round(l, t);
+		return oxi_turn_round(l, t);
 	}
 	return 0;
 }
 
-/* the call c of t is held: ask the owner in the turn's chat */
-static void
-ask(struct oxi_loop *l, struct turn *t, struct call *c, char *line)
+/* the text of the reply so far is at cfg->replymax: 1, and t->cut */
+static int
+full(struct oxi_loop *l, struct turn *t, size_t more)
 {
-	long ms = l->cfg->approvalms > 0 ? l->cfg->approvalms : 300000;
-	char when[40];
-	struct tm tm;
-	time_t now;
-	jv r = reply_rec(t, "approval.ask");
+	size_t max = l->cfg->replymax;
 
-	c->held = line;
-	c->asked = 1;
-	oxi_id_new(c->askid);
-	c->expires = oxi_clock_ms() + ms;
-	now = time(NULL) + ms / 1000;
-	if (!gmtime_r(&now, &tm) || !strftime(when, sizeof when,
-	    "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(when, sizeof when, "1970-01-01T00:00:00Z");
-	r = jv_object_set(r, jv_string("id"), jv_string(c->askid));
-	r = jv_object_set(r, jv_string("ref"), jv_string(c->id));
-	r = jv_object_set(r, jv_string("in_reply_to"), jv_string(t->msgid));
-	r = jv_object_set(r, jv_string("text"), oxi_loop_ask_text(line));
-	r = jv_object_set(r, jv_string("choices"), JV_ARRAY(jv_string("once"),
-	    jv_string("always"), jv_string("deny")));
-	r = jv_object_set(r, jv_string("expires"), jv_string(when));
-	oxi_info("%s: tool call %s held, asked %s", t->msgid, c->id,
-	    c->askid);
-	l->io.out(l->io.arg, r);
+	if (max > 0 && t->prev.len + t->text.len + more > max)
+		t->cut = 1;
+	return t->cut;
 }
 
-/* the ask of c ends: choice "once" or "always" sends the call again,
- * anything else gives the model the outcome alone */
+/* books the usage of a model answer (borrowed) to t's session */
 static int
-decide(struct oxi_loop *l, struct turn *t, struct call *c,
-    const char *choice)
+book(struct oxi_loop *l, struct turn *t, jv rec)
 {
-	int always = strcmp(choice, "always") == 0;
-	char *line = c->held;
+	const char *err;
+	long long in, out;
+	jv u = oxi_jget(rec, "usage"), cost;
+	int r = 0;
 
-	c->held = NULL;
-	c->askid[0] = '\0';
-	if (always || strcmp(choice, "once") == 0) {
-		if (oxi_loop_store(line, always) < 0) {
-			oxi_warnsys("%s: unable to record the approval",
-			    t->msgid);
-			free(line);
-			return tool_result(l, t, c, "the approval could not "
-			    "be recorded; nothing was run", 1);
-		}
-		free(line);
-		oxi_info("%s: tool call %s approved %s", t->msgid, c->id,
-		    choice);
-		if (l->io.tool(l->io.arg, jv_copy(c->rec)) < 0)
-			return turn_fail(l, t, "tool_unavailable",
-			    "the tool stage is not running", 1);
-		return 0;
+	if (jv_get_kind(u) == JV_KIND_OBJECT) {
+		in = (long long)oxi_jnum(u, "input", 0);
+		out = (long long)oxi_jnum(u, "output", 0);
+		cost = oxi_jget(rec, "cost_usd");
+		t->tokens += in + out;
+		if (oxi_hist_usage(l->db, t->session, in, out,
+		    jv_get_kind(cost) == JV_KIND_NUMBER ?
+		    jv_number_value(cost) : -1, &err) < 0)
+			r = oxi_out_dbfail(l, "book usage", err);
+		jv_free(cost);
 	}
-	free(line);
-	oxi_info("%s: tool call %s %s", t->msgid, c->id, choice);
-	return tool_result(l, t, c, strcmp(choice, "expired") == 0 ?
-	    "the approval expired; nothing was run" :
-	    "the owner declined; nothing was run", 1);
-}
-
-/* 1 if answer a comes from the owner of turn t */
-static int
-owner(struct turn *t, jv a)
-{
-	const char *trust = field(a, "trust"), *from = field(a, "from"),
-	    *tfrom = field(t->in, "from");
-
-	if (trust)
-		return strcmp(trust, "owner") == 0;
-	return from && tfrom && strcmp(from, tfrom) == 0;
-}
-
-static int
-same(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-int
-oxi_loop_answer(struct oxi_loop *l, jv a)
-{
-	const char *ref = field(a, "ref"), *choice = field(a, "choice");
-	struct turn *t, *bt = NULL;
-	struct call *bc = NULL;
-	long long best = 0;
-	int i, r = 0;
-
-	if (l->failed) {
-		jv_free(a);
-		return -1;
-	}
-	for (t = l->turns; t && ref; t = t->next)
-		for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++) {
-			struct call *c = &t->calls[i];
-
-			if (!c->held || !same(field(t->in, "channel"),
-			    field(a, "channel")) || !same(field(t->in, "chat"),
-			    field(a, "chat")))
-				continue;
-			if (strcmp(ref, c->askid) == 0 ||
-			    (strcmp(ref, "last") == 0 && c->expires > best)) {
-				bt = t;
-				bc = c;
-				best = c->expires;
-			}
-		}
-	if (!bc)
-		oxi_info("approval.answer for no pending ask of its chat: "
-		    "ignored");
-	else if (!owner(bt, a))
-		oxi_info("%s: approval.answer not from the owner: ignored",
-		    bt->msgid);
-	else if (!choice || (strcmp(choice, "once") != 0 && strcmp(choice,
-	    "always") != 0 && strcmp(choice, "deny") != 0))
-		oxi_info("%s: approval.answer with an unknown choice: ignored",
-		    bt->msgid);
-	else if (oxi_clock_ms() >= bc->expires)
-		r = decide(l, bt, bc, "expired");
-	else
-		r = decide(l, bt, bc, choice);
-	jv_free(a);
+	jv_free(u);
 	return r;
 }
 
@@ -629,43 +388,150 @@ static int
 response(struct oxi_loop *l, struct turn *t, jv rec)
 {
 	const char *err, *stop;
+	char note[160];
+	size_t n, room;
 	jv msg, calls, content;
 
+	if (book(l, t, rec) < 0)
+		return -1;
 	msg = jv_object_get(jv_copy(rec), jv_string("message"));
 	if (jv_get_kind(msg) != JV_KIND_OBJECT) {
 		jv_free(msg);
-		return turn_fail(l, t, "bad_response",
+		return oxi_turn_fail(l, t, "bad_response",
 		    "model reply has no message", 0);
 	}
-	/* the final text is authoritative over the deltas */
+	/* the final text is authoritative over the deltas, and bounded */
 	content = jv_object_get(jv_copy(msg), jv_string("content"));
 	oxi_buf_reset(&t->text);
-	if (jv_get_kind(content) == JV_KIND_STRING)
-		oxi_buf_cats(&t->text, jv_string_value(content));
+	t->cut = 0;
+	if (jv_get_kind(content) == JV_KIND_STRING) {
+		n = (size_t)jv_string_length_bytes(jv_copy(content));
+		if (full(l, t, n)) {
+			room = l->cfg->replymax > t->prev.len ?
+			    l->cfg->replymax - t->prev.len : 0;
+			n = oxi_utf8_cut(jv_string_value(content), n, room);
+			msg = jv_object_set(msg, jv_string("content"),
+			    jv_string_sized(jv_string_value(content), (int)n));
+		}
+		oxi_buf_cat(&t->text, jv_string_value(content), n);
+	}
 	jv_free(content);
 	msg = jv_object_set(msg, jv_string("role"), jv_string("assistant"));
 	calls = jv_object_get(jv_copy(msg), jv_string("tool_calls"));
 	if (jv_get_kind(calls) == JV_KIND_ARRAY &&
 	    jv_array_length(jv_copy(calls)) > 0) {
-		if (t->text.len > 0)
-			emit_draft(l, t);
-		return start_tools(l, t, msg, calls);
+		if (l->cfg->turntokens > 0 && t->tokens > l->cfg->turntokens) {
+			snprintf(note, sizeof note, "\n\n[stopped: this message"
+			    " took more than %ld tokens]", l->cfg->turntokens);
+		} else if (repeated(t, calls)) {
+			snprintf(note, sizeof note, "\n\n[stopped: the same tool"
+			    " call was asked for %d times]", REPEATS);
+		} else {
+			if (t->text.len > 0)
+				oxi_out_draft(l, t, oxi_clock_ms(), 1);
+			return start_tools(l, t, msg, calls);
+		}
+		jv_free(calls);
+		jv_free(msg);
+		return finish(l, t, t->text.s ? t->text.s : "", note);
 	}
 	jv_free(calls);
+	if (t->text.len == 0 && t->prev.len == 0)
+		return finish(l, t, "", "[the model gave an empty answer]");
 	if (oxi_hist_add(l->db, t->session, t->msgid, msg, &err) < 0)
-		return dbfail(l, "store a message", err);
+		return oxi_out_dbfail(l, "store a message", err);
 	stop = field(rec, "stop");
-	return turn_done(l, t, stop && strcmp(stop, "length") == 0 ?
-	    "\n\n[cut off: the reply reached its length limit]" : NULL);
+	if (t->cut)
+		snprintf(note, sizeof note, "\n\n[cut: the reply was longer "
+		    "than %zu bytes]", l->cfg->replymax);
+	return oxi_turn_done(l, t, t->cut ? note : stop && strcmp(stop,
+	    "length") == 0 ? "\n\n[cut off: the reply reached its length "
+	    "limit]" : NULL);
+}
+
+/* the summary of t's older turns came back: store it, go on */
+static int
+summarised(struct oxi_loop *l, struct turn *t, jv rec)
+{
+	const char *err;
+	jv m, c;
+
+	if (book(l, t, rec) < 0)
+		return -1;
+	m = oxi_jget(rec, "message");
+	c = oxi_jget(m, "content");
+	jv_free(m);
+	if (jv_get_kind(c) == JV_KIND_STRING &&
+	    jv_string_length_bytes(jv_copy(c)) > 0) {
+		if (oxi_hist_summarise(l->db, t->session, t->sumupto,
+		    jv_string_value(c), &err) < 0) {
+			jv_free(c);
+			return oxi_out_dbfail(l, "store a summary", err);
+		}
+		oxi_info("%s: older turns of the session summarised",
+		    t->msgid);
+	} else
+		oxi_warn("%s: the summary came back empty", t->msgid);
+	jv_free(c);
+	t->compacts++;
+	t->state = WAIT_START;
+	return oxi_turn_round(l, t);
+}
+
+/* the model failed t's request: wait and try again, or give up */
+static int
+llm_error(struct oxi_loop *l, struct turn *t, jv rec)
+{
+	const struct oxi_loop_cfg *cfg = l->cfg;
+	const char *code = field(rec, "code"), *m = field(rec, "message");
+	long long now = oxi_clock_ms();
+	char why[400];
+	jv rt = jv_object_get(jv_copy(rec), jv_string("retryable"));
+	int retry = jv_get_kind(rt) == JV_KIND_TRUE;
+
+	jv_free(rt);
+	if (!code)
+		code = "llm_error";
+	if (!m)
+		m = "model request failed";
+	if (!retry || cfg->retryage <= 0 || l->stopping)
+		return oxi_turn_fail(l, t, code, m, retry);
+	snprintf(t->errcode, sizeof t->errcode, "%s", code);
+	snprintf(t->errmsg, sizeof t->errmsg, "%s", m);
+	if (!t->firstfail)
+		t->firstfail = now;
+	if (now - t->firstfail >= cfg->retryage) {
+		snprintf(why, sizeof why, "the model was unreachable for %ld "
+		    "s; giving up (%s: %s)", cfg->retryage / 1000, code, m);
+		return oxi_turn_fail(l, t, code, why, 1);
+	}
+	t->backoff = t->backoff ? t->backoff * 2 : cfg->retryms;
+	if (t->backoff > cfg->retrymaxms && cfg->retrymaxms > 0)
+		t->backoff = cfg->retrymaxms;
+	if (t->backoff < 1)
+		t->backoff = 1;
+	t->retryat = now + t->backoff;
+	if (t->state == WAIT_LLM)
+		t->rounds--;
+	t->state = WAIT_RETRY;
+	oxi_buf_reset(&t->text);
+	t->dirty = 0;
+	oxi_info("%s: %s: %s; trying again in %ld ms", t->msgid, code, m,
+	    t->backoff);
+	if (!t->told) {
+		t->told = 1;
+		oxi_out_note(l, t->in, "The model is unreachable; I will "
+		    "answer when it is back.");
+	}
+	return 0;
 }
 
 int
 oxi_loop_llm(struct oxi_loop *l, jv rec)
 {
-	const char *type = oxi_msg_type_peek(rec), *text, *code, *m;
+	const char *type = oxi_msg_type_peek(rec), *text;
 	struct turn *t;
 	int r = 0;
-	jv rt;
 
 	if (l->failed) {
 		jv_free(rec);
@@ -673,88 +539,73 @@ oxi_loop_llm(struct oxi_loop *l, jv rec)
 	}
 	if (strcmp(type, "llm.delta") == 0) {
 		if ((t = find_req(l, field(rec, "id"))) &&
-		    (text = field(rec, "text"))) {
+		    t->state == WAIT_LLM && (text = field(rec, "text")) &&
+		    !full(l, t, strlen(text))) {
 			oxi_buf_cats(&t->text, text);
 			t->dirty = 1;
-			if (oxi_clock_ms() - t->lastdraft >= l->cfg->draftms)
-				emit_draft(l, t);
+			oxi_out_draft(l, t, oxi_clock_ms(), 0);
 		}
 	} else if (strcmp(type, "llm.response") == 0) {
-		if ((t = find_req(l, field(rec, "id"))))
-			r = response(l, t, rec);
-		else
-			oxi_warn("llm.response for unknown request %s",
+		if (!(t = find_req(l, field(rec, "id"))))
+			oxi_debug("llm.response for no request in flight %s",
 			    field(rec, "id") ? field(rec, "id") : "?");
-	} else if (strcmp(type, "error") == 0) {
-		code = field(rec, "code");
-		m = field(rec, "message");
-		rt = jv_object_get(jv_copy(rec), jv_string("retryable"));
-		if ((t = find_req(l, field(rec, "ref"))))
-			r = turn_fail(l, t, code ? code : "llm_error",
-			    m ? m : "model request failed",
-			    jv_get_kind(rt) == JV_KIND_TRUE);
+		else if (t->state == WAIT_SUMMARY)
+			r = summarised(l, t, rec);
 		else
-			oxi_warn("llm stage error: %s", m ? m : "?");
-		jv_free(rt);
+			r = response(l, t, rec);
+	} else if (strcmp(type, "error") == 0) {
+		if ((t = find_req(l, field(rec, "ref"))))
+			r = llm_error(l, t, rec);
+		else
+			oxi_warn("llm stage error: %s", field(rec, "message") ?
+			    field(rec, "message") : "?");
 	} else
 		oxi_debug("ignored %s record from the llm stage", type);
 	jv_free(rec);
 	return r;
 }
 
-int
-oxi_loop_tool(struct oxi_loop *l, jv rec)
+/* 1 if s occurs in line[0..n) */
+static int
+contains(const char *line, size_t n, const char *s)
 {
-	const char *type = oxi_msg_type_peek(rec), *ref, *content;
-	struct turn *t;
-	struct call *c;
-	char *line;
-	int r;
-	jv iserr;
+	size_t k = strlen(s), i;
 
-	if (l->failed) {
-		jv_free(rec);
+	for (i = 0; k > 0 && i + k <= n; i++)
+		if (line[i] == s[0] && memcmp(line + i, s, k) == 0)
+			return 1;
+	return 0;
+}
+
+int
+oxi_loop_bad(struct oxi_loop *l, int stage, const char *line, size_t n)
+{
+	struct turn *t;
+	int i;
+
+	if (l->failed)
 		return -1;
+	for (t = l->turns; t; t = t->next) {
+		if (stage == OXI_LOOP_LLM && (t->state == WAIT_LLM ||
+		    t->state == WAIT_SUMMARY) && contains(line, n, t->reqid)) {
+			if (t->state == WAIT_LLM)
+				oxi_out_cancel(l, t->reqid);
+			t->state = LOST;
+			return oxi_turn_fail(l, t, "reply_unreadable", "the "
+			    "model's reply could not be read (too large, or "
+			    "not a record)", 0);
+		}
+		for (i = 0; stage == OXI_LOOP_TOOL && t->state == WAIT_TOOLS &&
+		    i < t->ncalls; i++)
+			if (!t->calls[i].done && contains(line, n,
+			    t->calls[i].id))
+				return oxi_turn_result(l, t, &t->calls[i],
+				    "the tool's result could not be read "
+				    "(too large, or not a record)", 1);
 	}
-	if (strcmp(type, "tool.result") == 0)
-		ref = field(rec, "id");
-	else if (strcmp(type, "error") == 0)
-		ref = field(rec, "ref");
-	else {
-		oxi_debug("ignored %s record from the tool stage", type);
-		jv_free(rec);
-		return 0;
-	}
-	if (!(t = find_call(l, ref, &c))) {
-		oxi_warn("%s for unknown tool call %s", type, ref ? ref : "?");
-		jv_free(rec);
-		return 0;
-	}
-	if (strcmp(type, "error") == 0) {
-		content = field(rec, "message");
-		r = tool_result(l, t, c, content ? content : "tool failed", 1);
-	} else {
-		content = field(rec, "content");
-		t->taint = oxi_loop_taint_merge(t->taint, jv_object_get(
-		    jv_copy(rec), jv_string("taint")));
-		iserr = jv_object_get(jv_copy(rec), jv_string("is_error"));
-		line = jv_get_kind(iserr) == JV_KIND_TRUE && !c->done ?
-		    oxi_loop_held(field(c->rec, "name"), content) : NULL;
-		if (line && !c->asked) {
-			ask(l, t, c, line);
-			r = 0;
-		} else if (line) {
-			/* held again after an approval: say no more */
-			free(line);
-			r = tool_result(l, t, c, "the approval did not take "
-			    "effect; nothing was run", 1);
-		} else
-			r = tool_result(l, t, c, content ? content : "",
-			    jv_get_kind(iserr) == JV_KIND_TRUE);
-		jv_free(iserr);
-	}
-	jv_free(rec);
-	return r;
+	oxi_warn("a record from the %s stage could not be read and names no "
+	    "turn in flight", stage == OXI_LOOP_LLM ? "llm" : "tool");
+	return 0;
 }
 
 int
@@ -767,18 +618,44 @@ oxi_loop_lost(struct oxi_loop *l, int stage)
 		return -1;
 	/* mark first: failing one turn may start the next of its session */
 	for (t = l->turns; t; t = t->next)
-		if (t->state == waitstate)
+		if (t->state == waitstate || (stage == OXI_LOOP_LLM &&
+		    t->state == WAIT_SUMMARY))
 			t->state = LOST;
 	for (;;) {
 		for (t = l->turns; t && t->state != LOST; t = t->next)
 			;
 		if (!t)
 			break;
-		if (turn_fail(l, t, waitstate == WAIT_LLM ? "llm_exited" :
+		if (oxi_turn_fail(l, t, waitstate == WAIT_LLM ? "llm_exited" :
 		    "tool_exited", "a pipeline stage exited", 1) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* 1 if a call of t waits for the owner: its time is the ask's */
+static int
+asking(const struct turn *t)
+{
+	int i;
+
+	for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++)
+		if (t->calls[i].held)
+			return 1;
+	return 0;
+}
+
+static int
+working(const struct turn *t)
+{
+	return t->state == WAIT_LLM || t->state == WAIT_TOOLS ||
+	    t->state == WAIT_SUMMARY;
+}
+
+int
+oxi_turn_overdue(const struct turn *t, long long now)
+{
+	return working(t) && t->deadline && now >= t->deadline && !asking(t);
 }
 
 int
@@ -788,74 +665,37 @@ oxi_loop_timeout(const struct oxi_loop *l)
 	long long now = oxi_clock_ms(), due, best = -1;
 	int i;
 
+#define SOONER(d) do { due = (d) > now ? (d) - now : 0; \
+	if (best < 0 || due < best) best = due; } while (0)
 	for (t = l->turns; t; t = t->next) {
 		for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++)
-			if (t->calls[i].held && (best < 0 ||
-			    t->calls[i].expires - now < best))
-				best = t->calls[i].expires > now ?
-				    t->calls[i].expires - now : 0;
-		if (!t->dirty || t->state != WAIT_LLM)
-			continue;
-		due = t->lastdraft + l->cfg->draftms - now;
-		if (due < 0)
-			due = 0;
-		if (best < 0 || due < best)
-			best = due;
+			if (t->calls[i].held)
+				SOONER(t->calls[i].expires);
+		if (t->state == WAIT_RETRY)
+			SOONER(t->retryat);
+		if (working(t) && t->deadline && !asking(t))
+			SOONER(t->deadline);
+		if ((due = oxi_out_draftdue(l, t, now)) >= 0)
+			SOONER(now + due);
 	}
-	return (int)best;
+#undef SOONER
+	return best > 86400000 ? 86400000 : (int)best;
 }
 
 int
-oxi_loop_tick(struct oxi_loop *l)
+oxi_loop_stop(struct oxi_loop *l)
 {
 	struct turn *t;
-	long long now = oxi_clock_ms();
-	int i;
 
 	if (l->failed)
 		return -1;
+	l->stopping = 1;
+again:
 	for (t = l->turns; t; t = t->next)
-		if (t->dirty && t->state == WAIT_LLM &&
-		    now - t->lastdraft >= l->cfg->draftms)
-			emit_draft(l, t);
-again:	/* deciding may end a turn and start another: look again */
-	for (t = l->turns; t; t = t->next)
-		for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++)
-			if (t->calls[i].held && now >= t->calls[i].expires) {
-				if (decide(l, t, &t->calls[i], "expired") < 0)
-					return -1;
-				goto again;
-			}
+		if (t->state == WAIT_RETRY) {
+			if (oxi_turn_fail(l, t, t->errcode, t->errmsg, 1) < 0)
+				return -1;
+			goto again;
+		}
 	return 0;
-}
-
-int
-oxi_loop_busy(const struct oxi_loop *l)
-{
-	struct turn *t;
-	int n = 0;
-
-	for (t = l->turns; t; t = t->next)
-		n++;
-	return n;
-}
-
-const char *
-oxi_loop_err(const struct oxi_loop *l)
-{
-	return l->failed ? l->err : NULL;
-}
-
-void
-oxi_loop_free(struct oxi_loop *l)
-{
-	struct turn *t;
-
-	if (!l)
-		return;
-	while ((t = l->turns)) {
-		l->turns = t->next;
-		turn_free(t);
-	}
-	free(l);
 }

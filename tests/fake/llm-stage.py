@@ -9,10 +9,13 @@ oxi-loop alone and to measure the pipeline's own latency.
   last user text "read PATH"      -> a read_file tool call
   last user text "fail"           -> an error record
   last user text "crash"          -> exits at once (stage death)
+  last user text "huge N"         -> one reply of N bytes, no deltas
   anything else                   -> "echo: <text>" in two deltas
 
 Environment: FAKE_LLM_LOG appends each request line to that file;
-FAKE_LLM_DELAY sleeps that many seconds before each answer.
+FAKE_LLM_DELAY sleeps that many seconds before each answer;
+FAKE_LLM_DOWN_UNTIL (a Unix time): until then every request gets a
+retryable "server" error, as from a provider that is down.
 """
 import json
 import os
@@ -21,6 +24,7 @@ import time
 
 LOG = os.environ.get("FAKE_LLM_LOG")
 DELAY = float(os.environ.get("FAKE_LLM_DELAY", "0"))
+DOWN = float(os.environ.get("FAKE_LLM_DOWN_UNTIL", "0"))
 
 n = 0
 
@@ -47,6 +51,10 @@ for line in sys.stdin:
     if DELAY:
         time.sleep(DELAY)
     rid = req["id"]
+    if time.time() < DOWN:
+        out({"v": 1, "type": "error", "ref": rid, "code": "server",
+             "message": "HTTP 503", "retryable": True})
+        continue
     msgs = req.get("messages", [])
     last = msgs[-1] if msgs else {}
     text = last.get("content") or ""
@@ -69,6 +77,13 @@ for line in sys.stdin:
         continue
     elif text == "crash":
         sys.exit(3)
+    elif text.startswith("huge "):
+        out({"v": 1, "type": "llm.response", "id": rid,
+             "message": {"role": "assistant",
+                         "content": "x" * int(text[5:])},
+             "stop": "end", "usage": usage, "cost_usd": None,
+             "model": req.get("model")})
+        continue
     else:
         reply = "echo: " + text
     half = len(reply) // 2

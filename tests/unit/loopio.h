@@ -1,9 +1,14 @@
 /*
  * loopio.h - the in-memory io of the turn engine's unit tests (t-loop.c,
- * t-loop-approve.c): each record the engine sends is kept in order
+ * t-loop-approve.c, t-loop-mind.c): each record the engine sends is kept
+ * in order; and the records a test feeds it (t-loop.c, t-loop-mind.c)
  */
 #ifndef LOOPIO_H
 #define LOOPIO_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 
 struct cap {			/* what the engine sent, in order */
 	jv llm, tool, out;	/* arrays of records */
@@ -67,5 +72,57 @@ get(jv a, int i, const char *key)
 	jv_free(r);
 	return s;
 }
+
+#ifndef LOOPIO_NOFEED	/* t-loop-approve.c has feeders of its own */
+/* a record from printf-style JSON */
+static inline jv
+rec(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return oxi_json_parse(buf, strlen(buf));
+}
+
+static inline int
+msg(struct oxi_loop *l, const char *id, const char *chat, const char *text)
+{
+	return oxi_loop_msg(l, rec("{\"v\":1,\"type\":\"msg.in\",\"id\":\"%s\","
+	    "\"channel\":\"cli\",\"account\":\"local\",\"chat\":\"%s\","
+	    "\"text\":\"%s\"}", id, chat, text));
+}
+
+/* the model answers request id with text (or with calls, a JSON array) */
+static inline int
+answer(struct oxi_loop *l, const char *id, const char *text, const char *calls)
+{
+	if (calls)
+		return oxi_loop_llm(l, rec("{\"v\":1,\"type\":\"llm.response\","
+		    "\"id\":\"%s\",\"message\":{\"role\":\"assistant\","
+		    "\"content\":null,\"tool_calls\":%s},\"stop\":\"tool_use\"}",
+		    id, calls));
+	return oxi_loop_llm(l, rec("{\"v\":1,\"type\":\"llm.response\",\"id\":"
+	    "\"%s\",\"message\":{\"role\":\"assistant\",\"content\":\"%s\"},"
+	    "\"stop\":\"end\"}", id, text));
+}
+
+static inline int
+delta(struct oxi_loop *l, const char *id, const char *text)
+{
+	return oxi_loop_llm(l, rec("{\"v\":1,\"type\":\"llm.delta\",\"id\":"
+	    "\"%s\",\"text\":\"%s\"}", id, text));
+}
+
+static inline int
+result(struct oxi_loop *l, const char *id, const char *content)
+{
+	return oxi_loop_tool(l, rec("{\"v\":1,\"type\":\"tool.result\",\"id\":"
+	    "\"%s\",\"content\":\"%s\"}", id, content));
+}
+
+#endif
 
 #endif

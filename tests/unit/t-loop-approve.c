@@ -17,6 +17,7 @@
 #include "oxi.h"
 #include "loop/loop.h"
 #include "tap.h"
+#define LOOPIO_NOFEED
 #include "loopio.h"
 
 static char *

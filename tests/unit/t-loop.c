@@ -30,55 +30,6 @@ list(jv a, const char *type, const char *key)
 	return b.s;
 }
 
-/* a record from printf-style JSON */
-static jv
-rec(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return oxi_json_parse(buf, strlen(buf));
-}
-
-static int
-msg(struct oxi_loop *l, const char *id, const char *chat, const char *text)
-{
-	return oxi_loop_msg(l, rec("{\"v\":1,\"type\":\"msg.in\",\"id\":\"%s\","
-	    "\"channel\":\"cli\",\"account\":\"local\",\"chat\":\"%s\","
-	    "\"text\":\"%s\"}", id, chat, text));
-}
-
-/* the model answers request id with text (or with calls, a JSON array) */
-static int
-answer(struct oxi_loop *l, const char *id, const char *text, const char *calls)
-{
-	if (calls)
-		return oxi_loop_llm(l, rec("{\"v\":1,\"type\":\"llm.response\","
-		    "\"id\":\"%s\",\"message\":{\"role\":\"assistant\","
-		    "\"content\":null,\"tool_calls\":%s},\"stop\":\"tool_use\"}",
-		    id, calls));
-	return oxi_loop_llm(l, rec("{\"v\":1,\"type\":\"llm.response\",\"id\":"
-	    "\"%s\",\"message\":{\"role\":\"assistant\",\"content\":\"%s\"},"
-	    "\"stop\":\"end\"}", id, text));
-}
-
-static int
-delta(struct oxi_loop *l, const char *id, const char *text)
-{
-	return oxi_loop_llm(l, rec("{\"v\":1,\"type\":\"llm.delta\",\"id\":"
-	    "\"%s\",\"text\":\"%s\"}", id, text));
-}
-
-static int
-result(struct oxi_loop *l, const char *id, const char *content)
-{
-	return oxi_loop_tool(l, rec("{\"v\":1,\"type\":\"tool.result\",\"id\":"
-	    "\"%s\",\"content\":\"%s\"}", id, content));
-}
-
 /* a tool.result for call id with a taint (JSON text) */
 static int
 tainted(struct oxi_loop *l, const char *id, const char *taint)
@@ -304,8 +255,9 @@ main(void)
 	is_str(list(c.out, "error", "ref"), "L1", "an error record for L1");
 	is_str(get(c.out, -2, "code"), "llm_exited", "saying why");
 	is_str(get(c.out, -2, "chat"), "l", "to its chat");
-	is_str(oxi_hist_state(db, "L1", buf, sizeof buf), "failed",
-	    "the ledger says failed");
+	is_str(oxi_hist_state(db, "L1", buf, sizeof buf), "retry",
+	    "the ledger says retry: a temporary failure, answered if it "
+	    "comes again");
 	is_int(len(c.llm) - n, 2, "the next turn of the session starts");
 	answer(l, get(c.llm, -1, "id"), NULL,
 	    "[{\"id\":\"w\",\"name\":\"x\",\"args\":{}}]");
