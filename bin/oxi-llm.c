@@ -12,7 +12,8 @@
  * embed.response or one error.  Other records pass through unchanged.
  * With -W a connection to each provider of the default model is opened
  * first.  Readiness is written to fd -d once set up.  On SIGTERM it stops
- * reading and retrying, finishes the requests in flight and exits 0.
+ * reading and retrying, finishes the requests in flight and exits 0
+ * (lib/llm/serve.c).
  *
  * Models are "provider/model" or a failover chain "a/x,b/y" (-m, else
  * $OXI_MODEL, else the request's "model").  Failed attempts are retried
@@ -28,7 +29,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,6 @@
 	" [--record file | --replay file]\n" \
 	"oxi-llm -M | --models"
 
-#define PARALLEL	16		/* requests in flight, at most */
 #define STDIN_MAX	(64 * 1024 * 1024)
 
 enum { O_RECORD = 256, O_REPLAY };
@@ -61,117 +60,10 @@ static int jflag, nflag;
 static struct oxi_http_loop *loop;
 static struct oxi_llmctl *ctl;
 static struct oxi_llmctl_cfg cfg;
-static struct oxi_nd in;
-static int status = OXI_EX_OK;
 
 /* human mode: the final record, and whether output ends with "\n" */
 static jv answer;
 static int printed, atnl = 1;
-
-static double
-usd(const char *what, const char *v)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (end == v || *end || !(d >= 0) || d > 1e9)
-		oxi_die(OXI_EX_USAGE, "bad %s '%s': US dollars expected", what,
-		    v);
-	return d;
-}
-
-/* -b day=5, month=50, session=0.5 */
-static void
-budgetarg(const char *s)
-{
-	static const char *const names[3] = { "day", "month", "session" };
-	const char *eq = strchr(s, '=');
-	int i;
-
-	for (i = 0; eq && i < 3; i++)
-		if ((size_t)(eq - s) == strlen(names[i]) &&
-		    strncmp(s, names[i], eq - s) == 0) {
-			cfg.budget[i] = usd("budget", eq + 1);
-			return;
-		}
-	oxi_die(OXI_EX_USAGE, "bad budget '%s': day=USD, month=USD or"
-	    " session=USD expected", s);
-}
-
-static void
-settings(void)
-{
-	static const char *const usdvars[3] = {
-		"OXI_BUDGET_DAY_USD", "OXI_BUDGET_MONTH_USD",
-		"OXI_BUDGET_SESSION_USD"
-	};
-	/* in the order they were always read: the first bad one is named */
-	static const struct {
-		const char *name;
-		long *ms;	/* seconds, as ms */
-		int *n;		/* or a count from 0 to max */
-		long max;
-	} vars[] = {
-		{ "OXI_LLM_CONNECT_TIMEOUT", &cfg.connect_ms, NULL, 0 },
-		{ "OXI_LLM_IDLE_TIMEOUT", &cfg.idle_ms, NULL, 0 },
-		{ "OXI_LLM_TIMEOUT", &cfg.total_ms, NULL, 0 },
-		{ "OXI_LLM_RETRIES", NULL, &cfg.retries, 20 },
-		{ "OXI_LLM_BACKOFF", &cfg.base_ms, NULL, 0 },
-		{ "OXI_LLM_BACKOFF_MAX", &cfg.cap_ms, NULL, 0 },
-		{ "OXI_LLM_RETRY_WINDOW", &cfg.window_ms, NULL, 0 },
-		{ "OXI_LLM_BREAKER", NULL, &cfg.brk_max, 1000 },
-		{ "OXI_LLM_BREAKER_TIME", &cfg.brk_ms, NULL, 0 },
-		{ NULL, NULL, NULL, 0 }
-	};
-	const char *v;
-	long n;
-	int i;
-
-	cfg.connect_ms = cfg.idle_ms = cfg.total_ms = 0;
-	for (i = 0; vars[i].name; i++) {
-		v = vars[i].name;
-		if (vars[i].ms && oxi_env_ms(v, *vars[i].ms, vars[i].ms) < 0)
-			oxi_die(OXI_EX_USAGE, "bad %s '%s': seconds expected", v,
-			    oxi_getenv(v));
-		if (vars[i].n) {
-			if (oxi_env_int(v, *vars[i].n, vars[i].max, &n) < 0)
-				oxi_die(OXI_EX_USAGE, "bad %s '%s': a number from"
-				    " 0 to %ld expected", v, oxi_getenv(v),
-				    vars[i].max);
-			*vars[i].n = (int)n;
-		}
-	}
-	for (i = 0; i < 3; i++)
-		if ((v = oxi_getenv(usdvars[i])))
-			cfg.budget[i] = usd(usdvars[i], v);
-}
-
-static void
-rdelta(void *arg, const char *id, const char *text, size_t len)
-{
-	jv r = oxi_msg_new("llm.delta");
-
-	(void)arg;
-	r = jv_object_set(r, jv_string("id"), jv_string(id));
-	r = jv_object_set(r, jv_string("text"), jv_string_sized(text,
-	    (int)len));
-	oxi_nd_out(r);
-}
-
-static void
-rdone(void *arg, const char *id, jv rec)
-{
-	const char *m;
-
-	(void)arg;
-	if (strcmp(oxi_msg_type_peek(rec), "error") == 0) {
-		m = oxi_msg_peek(rec, "message");
-		oxi_warn("request %s: %s: %s", id, oxi_msg_peek(rec, "code"),
-		    m ? m : "");
-	} else
-		oxi_debug("request %s: answered", id);
-	oxi_nd_out(rec);
-}
 
 static void
 hdelta(void *arg, const char *id, const char *text, size_t len)
@@ -193,101 +85,6 @@ hdone(void *arg, const char *id, jv rec)
 	(void)id;
 	jv_free(answer);
 	answer = rec;
-}
-
-/* one request, or a record to pass on */
-static void
-request(jv rec)
-{
-	const char *m, *type = oxi_msg_type_peek(rec);
-	int r;
-	jv err;
-
-	if (strcmp(type, "llm.request") != 0 &&
-	    strcmp(type, "embed.request") != 0) {
-		oxi_nd_pass(&in);
-		jv_free(rec);
-		return;
-	}
-	r = oxi_llmctl_start(ctl, rec, &err);
-	if (r != OXI_LLM_STARTED) {
-		m = oxi_msg_peek(err, "message");
-		if (r == OXI_LLM_BAD) {
-			oxi_nd_reject(&in, m);
-			status = OXI_EX_FALSE;
-		} else
-			oxi_warn("request %s: %s: %s", oxi_msg_peek(rec, "id"),
-			    oxi_msg_peek(err, "code"), m);
-		oxi_nd_out(err);
-	}
-	jv_free(rec);
-}
-
-/* runs the transfers and the retries that are due */
-static void
-step(struct pollfd *pfd, int n)
-{
-	if (oxi_http_poll(loop, pfd, n, oxi_llmctl_timeout(ctl)) < 0)
-		oxi_die(OXI_EX_TEMP, "unable to run transfers");
-	oxi_llmctl_tick(ctl);
-}
-
-static void
-records(int notif, int warm)
-{
-	struct pollfd pfd[2];
-	int sigfd, r, n, reading = 1, max = PARALLEL;
-	const char *v;
-	jv rec;
-
-	if ((v = oxi_getenv("OXI_LLM_PARALLEL")) && (max = atoi(v)) < 1)
-		oxi_die(OXI_EX_USAGE, "bad OXI_LLM_PARALLEL '%s'", v);
-	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP |
-	    OXI_SIG_NOPIPE)) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
-	if (warm && cfg.model && oxi_llmctl_warm(ctl, cfg.model) > 0)
-		while (oxi_llmctl_warming(ctl) > 0 && !oxi_sig_term)
-			step(NULL, 0);
-	oxi_notify(notif);
-	for (;;) {
-		if (oxi_sig_term && reading) {
-			oxi_info("stopping: finishing %d request(s)",
-			    oxi_llmctl_running(ctl));
-			reading = 0;
-			oxi_llmctl_drain(ctl);
-		}
-		while (reading && oxi_llmctl_running(ctl) < max) {
-			r = oxi_nd_take(&in, &rec);
-			if (r == OXI_ND_AGAIN)
-				break;
-			if (r == OXI_ND_EOF)
-				reading = 0;
-			else if (r == OXI_ND_BAD)
-				status = OXI_EX_FALSE;
-			else if (r == OXI_ND_OK)
-				request(rec);
-		}
-		if (!reading && oxi_llmctl_running(ctl) == 0)
-			break;
-		n = 0;
-		pfd[n].fd = sigfd;
-		pfd[n++].events = POLLIN;
-		if (reading && oxi_llmctl_running(ctl) < max) {
-			pfd[n].fd = in.fd;
-			pfd[n++].events = POLLIN;
-		}
-		step(pfd, n);
-		if (pfd[0].revents) {
-			oxi_sig_drain();
-			oxi_sig_hup = 0;	/* nothing to reload */
-		}
-		if (reading && !oxi_sig_term && n > 1 && pfd[1].revents &&
-		    oxi_nd_fill(&in) < 0 && errno != EINTR && errno != EAGAIN) {
-			oxi_warnsys("unable to read stdin");
-			reading = 0;
-			status = OXI_EX_TEMP;
-		}
-	}
 }
 
 /* human mode: reads stdin if it is not a terminal, builds the request */
@@ -353,8 +150,11 @@ human(jv rec)
 	jv_free(rec);
 	if (r != OXI_LLM_STARTED)
 		hdone(NULL, NULL, err);
-	while (oxi_llmctl_running(ctl) > 0)
-		step(NULL, 0);
+	while (oxi_llmctl_running(ctl) > 0) {
+		if (oxi_http_poll(loop, NULL, 0, oxi_llmctl_timeout(ctl)) < 0)
+			oxi_die(OXI_EX_TEMP, "unable to run transfers");
+		oxi_llmctl_tick(ctl);
+	}
 	if (!jv_is_valid(answer))
 		oxi_die(OXI_EX_TEMP, "the transfer ended without an answer");
 	type = oxi_msg_type_peek(answer);
@@ -384,52 +184,24 @@ human(jv rec)
 	return OXI_EX_OK;
 }
 
-static int
-cmpstr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* -M: the priced models of known providers, then the other providers */
 static int
 models(void)
 {
-	const struct oxi_llm_provider *p;
-	struct oxi_prices *t;
-	const char *k;
-	char why[300], **v = NULL;
-	size_t i, n = 0, len;
-	int seen;
+	jv l = oxi_llm_models(), v;
+	int i, n;
 
-	if (!(t = oxi_prices_load(why, sizeof why)))
-		oxi_die(OXI_EX_USAGE, "%s", why);
-	for (i = 0; (k = oxi_prices_key(t, i)); i++) {
-		if (strpbrk(k, "*?["))
-			continue;
-		for (p = oxi_llm_providers; p->name; p++)
-			if (strncmp(k, p->name, (len = strlen(p->name))) ==
-			    0 && k[len] == '/')
-				break;
-		if (!p->name)
-			continue;
-		v = xrealloc(v, (n + 1) * sizeof *v);
-		v[n++] = xstrdup(k);
+	if (!jv_is_valid(l)) {
+		v = jv_invalid_get_msg(l);
+		oxi_die(OXI_EX_USAGE, "%s", jv_string_value(v));
 	}
-	qsort(v, n, sizeof *v, cmpstr);
-	for (i = 0; i < n; i++)
-		printf("%s\n", v[i]);
-	for (p = oxi_llm_providers; p->name; p++) {
-		len = strlen(p->name);
-		for (i = seen = 0; i < n && !seen; i++)
-			seen = strncmp(v[i], p->name, len) == 0 &&
-			    v[i][len] == '/';
-		if (!seen)
-			printf("%s/*\n", p->name);
+	n = jv_array_length(jv_copy(l));
+	for (i = 0; i < n; i++) {
+		v = jv_array_get(jv_copy(l), i);
+		printf("%s\n", jv_string_value(v));
+		jv_free(v);
 	}
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	oxi_prices_free(t);
+	jv_free(l);
 	oxi_fshut(stdout, "stdout");
 	return OXI_EX_OK;
 }
@@ -438,18 +210,24 @@ int
 main(int argc, char *argv[])
 {
 	const char *sys = NULL, *model = NULL;
-	char why[300], **chain;
-	int c, i, n, notif = -1, lflag = 0, wflag = 0, mflag = 0, bflag = 0;
+	char why[300];
+	int c, n, notif = -1, lflag = 0, wflag = 0, mflag = 0, bflag = 0;
 	size_t maxline = 0;
 
 	oxi_prog = "oxi-llm";
 	oxi_std_opts(argc, argv, USAGE);
 	oxi_llmctl_defaults(&cfg);
-	settings();		/* the environment, then the options over it */
+	/* the environment, then the options over it */
+	if (oxi_llmctl_env(&cfg, why, sizeof why) < 0)
+		oxi_die(OXI_EX_USAGE, "%s", why);
 	while ((c = getopt_long(argc, argv, "+b:d:jl:Mm:ns:vW", longopts,
 	    NULL)) != -1)
 		switch (c) {
-		case 'b': budgetarg(optarg); bflag = 1; break;
+		case 'b':
+			if (oxi_llmctl_budget(&cfg, optarg, why, sizeof why) < 0)
+				oxi_die(OXI_EX_USAGE, "%s", why);
+			bflag = 1;
+			break;
 		case 'd': notif = oxi_fdarg(optarg); break;
 		case 'j': jflag = 1; break;
 		case 'l': maxline = oxi_sizearg(optarg, "maxline"); lflag = 1;
@@ -481,33 +259,24 @@ main(int argc, char *argv[])
 	if (!model && !jflag)
 		oxi_die(OXI_EX_USAGE, "no model: use -m provider/model or set"
 		    " OXI_MODEL (e.g. openai/gpt-4o-mini)");
-	if (model) {
-		n = oxi_llm_chain(model, &chain);
-		if (n == 0)
-			oxi_die(OXI_EX_USAGE, "no model in '%s'", model);
-		/* a replay needs neither keys nor servers */
-		for (i = 0; i < n && !cfg.replay; i++)
-			if (oxi_llm_check(chain[i], why, sizeof why) < 0)
-				oxi_die(OXI_EX_USAGE, "%s", why);
-		oxi_llm_chain_free(chain, n);
-	}
+	/* a replay needs neither keys nor servers */
+	if (model && oxi_llm_check_chain(model, cfg.replay ? 2 : 0, why,
+	    sizeof why) < 0)
+		oxi_die(OXI_EX_USAGE, "%s", why);
 	cfg.model = model;
-	cfg.delta = jflag ? rdelta : hdelta;
-	cfg.done = jflag ? rdone : hdone;
+	if (jflag) {
+		n = oxi_llm_serve(&cfg, lflag ? maxline : 0, notif, wflag ||
+		    oxi_getenv("OXI_LLM_WARM"), why, sizeof why);
+		if (*why)
+			oxi_die(n, "%s", why);
+		oxi_fshut(stdout, "stdout");
+		return n;
+	}
+	cfg.delta = hdelta;
+	cfg.done = hdone;
 	if (!(loop = oxi_http_loop_new()))
 		oxi_die(OXI_EX_TEMP, "unable to initialise libcurl");
 	if (!(ctl = oxi_llmctl_new(loop, &cfg, why, sizeof why)))
 		oxi_die(OXI_EX_USAGE, "%s", why);
-
-	if (!jflag)
-		return human(prompt(argc, argv, sys));
-	oxi_nd_init(&in, 0, "stdin");
-	if (lflag)
-		in.max = maxline;
-	records(notif, wflag || oxi_getenv("OXI_LLM_WARM"));
-	oxi_llmctl_free(ctl);
-	oxi_http_loop_free(loop);
-	oxi_nd_free(&in);
-	oxi_fshut(stdout, "stdout");
-	return status;
+	return human(prompt(argc, argv, sys));
 }

@@ -28,6 +28,14 @@ extern const struct oxi_llm_provider oxi_llm_providers[];
  * nothing: 0, or -1 with a one-line reason in why.
  */
 int oxi_llm_check(const char *model, char *why, size_t len);
+/* oxi_llm_check of each model of a chain (level 0); level 1: a missing
+ * key is no failure; level 2: only that it names a model */
+int oxi_llm_check_chain(const char *models, int level, char *why,
+    size_t len);
+/* the priced models of the known providers, sorted, then the name, a
+ * slash and a star for each provider without one (oxi-llm -M), an array
+ * of strings; or an invalid jv with a message */
+jv oxi_llm_models(void);
 
 /* text of request id as it arrives */
 typedef void (*oxi_llm_delta_fn)(void *arg, const char *id,
@@ -95,6 +103,12 @@ struct oxi_llmctl_cfg {
 };
 /* the defaults: 2 retries, 0.5 s, 8 s, 60 s, breakers at 5 for 30 s */
 void oxi_llmctl_defaults(struct oxi_llmctl_cfg *);
+/* settings.c: the OXI_LLM_* timeouts, retries, backoff and breakers and
+ * the OXI_BUDGET_* of the environment, and a budget "day=USD",
+ * "month=USD" or "session=USD": 0, or -1 with why naming the bad one */
+int oxi_llmctl_env(struct oxi_llmctl_cfg *, char *why, size_t len);
+int oxi_llmctl_budget(struct oxi_llmctl_cfg *, const char *, char *why,
+    size_t len);
 /* loads prices, the replay file, opens the recording: NULL with why */
 struct oxi_llmctl *oxi_llmctl_new(struct oxi_http_loop *,
     const struct oxi_llmctl_cfg *, char *why, size_t len);
@@ -119,6 +133,16 @@ void oxi_llmctl_drain(struct oxi_llmctl *);
 int oxi_llmctl_warm(struct oxi_llmctl *, const char *models);
 int oxi_llmctl_warming(const struct oxi_llmctl *);
 const struct oxi_prices *oxi_llmctl_prices(const struct oxi_llmctl *);
+
+/*
+ * serve.c: record mode (oxi-llm -j): the llm.request and embed.request
+ * records of stdin answered on stdout, with cfg (its callbacks set
+ * here), lines of at most maxline bytes (0: the default), readiness on
+ * notif, the connections to cfg's model opened first if warm; until EOF
+ * or SIGTERM.  The exit status; a fatal one (100, 111) with why set.
+ */
+int oxi_llm_serve(struct oxi_llmctl_cfg *cfg, size_t maxline, int notif,
+    int warm, char *why, size_t len);
 
 /* cost.c: prices of models, and the spend ledger */
 struct oxi_price {
@@ -157,22 +181,6 @@ int oxi_ledger_add(struct oxi_ledger *, const char *session,
 int oxi_ledger_spent(struct oxi_ledger *, const char *session,
     double out[3], const char **err);
 void oxi_ledger_close(struct oxi_ledger *);
-
-/* replay.c: recorded answers (oxi-llm --record) played back */
-#define OXI_REPLAY_KEYLEN	16
-struct oxi_replay;
-/* the key of a request: a hash of its type, model, messages, tools and
- * input, with sorted keys; hex in out */
-void oxi_replay_key(jv req, const char *model,
-    char out[OXI_REPLAY_KEYLEN + 1]);
-struct oxi_replay *oxi_replay_load(const char *path, char *why,
-    size_t len);
-/* answers recorded */
-size_t oxi_replay_count(const struct oxi_replay *);
-/* the records answering the next request with this key (deltas, then
- * the final record), or an invalid jv */
-jv oxi_replay_find(struct oxi_replay *, const char *key);
-void oxi_replay_free(struct oxi_replay *);
 
 /* replay.c: recorded answers (oxi-llm --record) played back */
 #define OXI_REPLAY_KEYLEN	16
