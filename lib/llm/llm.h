@@ -198,4 +198,23 @@ size_t oxi_replay_count(const struct oxi_replay *);
 jv oxi_replay_find(struct oxi_replay *, const char *key);
 void oxi_replay_free(struct oxi_replay *);
 
+/* attach.c: files and URLs as content parts of a message (oxi(7)) */
+#define OXI_LLM_ATTACH_MAX	(20 * 1024 * 1024)	/* bytes, at most */
+/*
+ * The part of arg, a file, "-" for stdin or an http(s) URL, of media
+ * type mime (NULL: told by the file's first bytes, or the URL's
+ * extension): png, jpeg, gif, webp or pdf.  An invalid jv with a
+ * one-line message for another type, a file that cannot be read or one
+ * over OXI_LLM_ATTACH_MAX.
+ */
+jv oxi_llm_attach(const char *arg, const char *mime);
+/* appends all of stdin to b, at most max bytes: 0, or -1 with errno
+ * (EFBIG past max) */
+int oxi_llm_readin(struct oxi_buf *b, size_t max);
+/* part p (consumed) of arg as the log keeps it: a file's part without
+ * its data, with its absolute "path" */
+jv oxi_llm_attach_ref(jv p, const char *arg);
+/* a logged part (consumed) whole again: its file read anew */
+jv oxi_llm_attach_again(jv ref);
+
 #endif
