@@ -217,4 +217,63 @@ jv oxi_llm_attach_ref(jv p, const char *arg);
 /* a logged part (consumed) whole again: its file read anew */
 jv oxi_llm_attach_again(jv ref);
 
+/* log.c: the log of prompts and replies (oxi-llm logs) */
+struct oxi_llm_log;
+/* llm-logs.db in the state directory (static), or NULL */
+const char *oxi_llm_log_path(void);
+/* 1 if prompts are logged: $OXI_LLM_LOG (0: no), else no llm-logs-off
+ * file in the configuration directory */
+int oxi_llm_log_on(void);
+/* creates or removes llm-logs-off: 0, or -1 with errno */
+int oxi_llm_log_set(int on);
+/* the functions below return 0 / NULL / invalid with a message in *err,
+ * and errno as for oxi_db_open */
+struct oxi_llm_log *oxi_llm_log_open(const char *path, const char **err);
+void oxi_llm_log_close(struct oxi_llm_log *);
+/* adds entry e (consumed): {"id","cid","time","model","system","prompt",
+ * "attachments","reply","options","usage","cost_usd","ms"} */
+int oxi_llm_log_add(struct oxi_llm_log *, jv e, const char **err);
+/* the last n entries (n <= 0: all), of conversation cid if not NULL,
+ * oldest first: an array */
+jv oxi_llm_log_list(struct oxi_llm_log *, const char *cid, int n,
+    const char **err);
+/* the conversation of the last entry in cid, "" if none */
+int oxi_llm_log_last(struct oxi_llm_log *, char *cid, size_t len,
+    const char **err);
+/* the conversations and the entries logged */
+int oxi_llm_log_count(struct oxi_llm_log *, long long n[2],
+    const char **err);
+/* the entry of llm.request req answered by ans (both consumed): its
+ * system message, the text of its last message, its -o fields as
+ * "options", and the answer's model, text, usage and cost; the caller
+ * adds "cid", "time", "ms" and "attachments" */
+jv oxi_llm_log_entry(jv req, jv ans);
+/* entry e (consumed) as Markdown */
+void oxi_llm_log_text(struct oxi_buf *, jv e);
+/* "8 input, 3 output, cost $0.000003" of the "usage" and "cost_usd" of
+ * rec (consumed), an entry or an llm.response */
+void oxi_llm_usage_text(struct oxi_buf *, jv rec);
+
+/* ask.c: the human mode's pieces */
+/* dir/name in buf[len], or NULL if dir is NULL (no such directory) */
+const char *oxi_llm_path(char *buf, size_t len, const char *dir,
+    const char *name);
+/* request fields o (consumed) with -o key val: temperature, top_p,
+ * top_k, max_tokens, seed, stop (again: an array), reasoning_effort (as
+ * "thinking":{"effort"}); an invalid jv with a message if bad */
+jv oxi_llm_option(jv o, const char *key, const char *val);
+/* a user message of text[0..len) and attachment parts (consumed) */
+jv oxi_llm_user(const char *text, size_t len, jv parts);
+/* the messages of logged entries (consumed), their attachments read
+ * again, after the system message sys, else the conversation's last */
+jv oxi_llm_turns(jv entries, const char *sys);
+/* the model in default-model of the configuration directory (static),
+ * or NULL; and setting it: 0, or -1 with errno */
+const char *oxi_llm_default_model(void);
+int oxi_llm_set_default_model(const char *model);
+/* the first (last) fenced code block of s[0..n), as llm -x finds it:
+ * 1 with its text at s[*off..*off + *len), else 0 */
+int oxi_llm_fenced(const char *s, size_t n, int last, size_t *off,
+    size_t *len);
+
 #endif
