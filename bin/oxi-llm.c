@@ -2,35 +2,36 @@
  * oxi-llm - ask a language model, from a shell or as a pipeline stage
  *
  * Human mode: the prompt is the arguments, after the text read from
- * stdin when stdin is not a terminal ("<stdin>\n\n<args>").  The reply
- * streams to stdout, flushed per fragment, and ends with a newline.
+ * stdin when stdin is not a terminal ("<stdin>\n\n<args>"), with the
+ * attachments of -a, the options of -o, and with -c or --cid the logged
+ * conversation before it.  The reply streams to stdout, flushed per
+ * fragment, and ends with a newline (-x: only its first code block, at
+ * the end); -u adds its usage and cost on stderr.  Each answered prompt
+ * is logged (lib/llm/log.c) unless -n or logging is off.  "oxi-llm
+ * logs" reads the log and turns it off and on; "oxi-llm models default"
+ * keeps the default model in the configuration directory.
  *
- * Record mode (-j): reads oxi-msg(5) records on stdin.  Each llm.request
- * is sent at once, several at a time, and answered on stdout with an
- * llm.delta per text fragment and then exactly one llm.response or one
- * error record ("ref" is the request id); each embed.request with one
- * embed.response or one error.  Other records pass through unchanged.
- * With -W a connection to each provider of the default model is opened
- * first.  Readiness is written to fd -d once set up.  On SIGTERM it stops
- * reading and retrying, finishes the requests in flight and exits 0.
+ * Record mode (-j): llm.request and embed.request records on stdin are
+ * answered on stdout, several at a time, each with its llm.delta records
+ * and then exactly one llm.response, embed.response or error; other
+ * records pass through (lib/llm/serve.c).  Readiness goes to fd -d.
  *
  * Models are "provider/model" or a failover chain "a/x,b/y" (-m, else
- * $OXI_MODEL, else the request's "model").  Failed attempts are retried
- * with backoff, failing providers are cut off by circuit breakers, and
- * every answer carries its usage and cost; budgets refuse requests
- * before anything is sent (lib/llm/ctl.c).  --record appends each
- * exchange to a file, --replay answers from one without the network.
- * Diagnostics never hold an API key.
+ * $OXI_MODEL, else the default model, else the request's "model").
+ * Failed attempts are retried with backoff, failing providers are cut
+ * off by circuit breakers, and every answer carries its usage and cost;
+ * budgets refuse requests before anything is sent (lib/llm/ctl.c).
+ * --record appends each exchange to a file, --replay answers from one
+ * without the network.  Diagnostics never hold an API key.
  *
- * exit: 0 ok; 1 some records were rejected; 100 usage, configuration,
- * authentication, budget or another permanent error; 111 network,
- * timeout, rate limit, server error, or stdin/stdout failure.
+ * exit: 0 ok; 1 some records were rejected, or no default model; 100
+ * usage, configuration, authentication, budget or another permanent
+ * error; 111 network, timeout, rate limit, server error, or
+ * stdin/stdout failure.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,139 +39,87 @@
 #include "net/net.h"
 #include "llm/llm.h"
 
-#define USAGE "oxi-llm [-v] [-m model] [-s system] [-n | --no-stream]" \
-	" [-b period=usd] [--record file | --replay file] [prompt ...]\n" \
+#define USAGE "oxi-llm [-cnuvx] [-m model] [-s system] [-o key value]" \
+	" [-a file | --at file type] [--cid id] [-b period=usd] [--no-stream]" \
+	" [--record file | --replay file] [prompt ...]\n" \
 	"oxi-llm -j [-vW] [-d fd] [-l maxline] [-m model] [-b period=usd]" \
 	" [--record file | --replay file]\n" \
+	"oxi-llm logs [-c | --cid id] [-n count] [--json]\n" \
+	"oxi-llm logs on | off | status | path\n" \
+	"oxi-llm models [default [model]]\n" \
 	"oxi-llm -M | --models"
 
-#define PARALLEL	16		/* requests in flight, at most */
 #define STDIN_MAX	(64 * 1024 * 1024)
 
-enum { O_RECORD = 256, O_REPLAY };
+enum { O_RECORD = 256, O_REPLAY, O_CID, O_AT, O_XL, O_LOG, O_NOSTREAM,
+	O_JSON };
 
 static const struct option longopts[] = {
-	{ "no-stream", no_argument, NULL, 'n' },
+	{ "attachment", required_argument, NULL, 'a' },
+	{ "at", required_argument, NULL, O_AT },
+	{ "attachment-type", required_argument, NULL, O_AT },
+	{ "budget", required_argument, NULL, 'b' },
+	{ "cid", required_argument, NULL, O_CID },
+	{ "conversation", required_argument, NULL, O_CID },
+	{ "continue", no_argument, NULL, 'c' },
+	{ "notify-fd", required_argument, NULL, 'd' },
+	{ "extract", no_argument, NULL, 'x' },
+	{ "extract-last", no_argument, NULL, O_XL },
+	{ "xl", no_argument, NULL, O_XL },
+	{ "records", no_argument, NULL, 'j' },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "log", no_argument, NULL, O_LOG },
+	{ "max-line", required_argument, NULL, 'l' },
+	{ "model", required_argument, NULL, 'm' },
 	{ "models", no_argument, NULL, 'M' },
+	{ "no-log", no_argument, NULL, 'n' },
+	{ "no-stream", no_argument, NULL, O_NOSTREAM },
+	{ "option", required_argument, NULL, 'o' },
 	{ "record", required_argument, NULL, O_RECORD },
 	{ "replay", required_argument, NULL, O_REPLAY },
+	{ "system", required_argument, NULL, 's' },
+	{ "usage", no_argument, NULL, 'u' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "warm", no_argument, NULL, 'W' },
 	{ NULL, 0, NULL, 0 }
 };
 
-static int jflag, nflag;
+/* the human mode's options */
+static struct {
+	const char *sys;	/* -s */
+	const char *cid;	/* --cid, or "" for -c */
+	jv opts;		/* request fields of -o */
+	jv parts;		/* attachments */
+	jv refs;		/* and as the log keeps them */
+	int nostream;		/* --no-stream */
+	int log;		/* -n: 0, --log: 1, else -1 */
+	int usage;		/* -u */
+	int extract;		/* -x: 1, --xl: 2 */
+	int stdin;		/* "-a -" took stdin */
+	int any;		/* some option of this mode was given */
+	char cidbuf[128];	/* the conversation, continued or new */
+	char model[256];	/* the model that answered last in it */
+	jv msgs;		/* its messages, after the system message */
+} h = { .log = -1 };	/* the jv fields are set in main() */
+
 static struct oxi_http_loop *loop;
 static struct oxi_llmctl *ctl;
 static struct oxi_llmctl_cfg cfg;
-static struct oxi_nd in;
-static int status = OXI_EX_OK;
 
 /* human mode: the final record, and whether output ends with "\n" */
 static jv answer;
 static int printed, atnl = 1;
-
-static double
-usd(const char *what, const char *v)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (end == v || *end || !(d >= 0) || d > 1e9)
-		oxi_die(OXI_EX_USAGE, "bad %s '%s': US dollars expected", what,
-		    v);
-	return d;
-}
-
-/* -b day=5, month=50, session=0.5 */
-static void
-budgetarg(const char *s)
-{
-	static const char *const names[3] = { "day", "month", "session" };
-	const char *eq = strchr(s, '=');
-	int i;
-
-	for (i = 0; eq && i < 3; i++)
-		if ((size_t)(eq - s) == strlen(names[i]) &&
-		    strncmp(s, names[i], eq - s) == 0) {
-			cfg.budget[i] = usd("budget", eq + 1);
-			return;
-		}
-	oxi_die(OXI_EX_USAGE, "bad budget '%s': day=USD, month=USD or"
-	    " session=USD expected", s);
-}
+static struct oxi_llm_log *logdb;
 
 static void
-settings(void)
+put(const char *text, size_t len)
 {
-	static const char *const usdvars[3] = {
-		"OXI_BUDGET_DAY_USD", "OXI_BUDGET_MONTH_USD",
-		"OXI_BUDGET_SESSION_USD"
-	};
-	/* in the order they were always read: the first bad one is named */
-	static const struct {
-		const char *name;
-		long *ms;	/* seconds, as ms */
-		int *n;		/* or a count from 0 to max */
-		long max;
-	} vars[] = {
-		{ "OXI_LLM_CONNECT_TIMEOUT", &cfg.connect_ms, NULL, 0 },
-		{ "OXI_LLM_IDLE_TIMEOUT", &cfg.idle_ms, NULL, 0 },
-		{ "OXI_LLM_TIMEOUT", &cfg.total_ms, NULL, 0 },
-		{ "OXI_LLM_RETRIES", NULL, &cfg.retries, 20 },
-		{ "OXI_LLM_BACKOFF", &cfg.base_ms, NULL, 0 },
-		{ "OXI_LLM_BACKOFF_MAX", &cfg.cap_ms, NULL, 0 },
-		{ "OXI_LLM_RETRY_WINDOW", &cfg.window_ms, NULL, 0 },
-		{ "OXI_LLM_BREAKER", NULL, &cfg.brk_max, 1000 },
-		{ "OXI_LLM_BREAKER_TIME", &cfg.brk_ms, NULL, 0 },
-		{ NULL, NULL, NULL, 0 }
-	};
-	const char *v;
-	long n;
-	int i;
-
-	cfg.connect_ms = cfg.idle_ms = cfg.total_ms = 0;
-	for (i = 0; vars[i].name; i++) {
-		v = vars[i].name;
-		if (vars[i].ms && oxi_env_ms(v, *vars[i].ms, vars[i].ms) < 0)
-			oxi_die(OXI_EX_USAGE, "bad %s '%s': seconds expected", v,
-			    oxi_getenv(v));
-		if (vars[i].n) {
-			if (oxi_env_int(v, *vars[i].n, vars[i].max, &n) < 0)
-				oxi_die(OXI_EX_USAGE, "bad %s '%s': a number from"
-				    " 0 to %ld expected", v, oxi_getenv(v),
-				    vars[i].max);
-			*vars[i].n = (int)n;
-		}
-	}
-	for (i = 0; i < 3; i++)
-		if ((v = oxi_getenv(usdvars[i])))
-			cfg.budget[i] = usd(usdvars[i], v);
-}
-
-static void
-rdelta(void *arg, const char *id, const char *text, size_t len)
-{
-	jv r = oxi_msg_new("llm.delta");
-
-	(void)arg;
-	r = jv_object_set(r, jv_string("id"), jv_string(id));
-	r = jv_object_set(r, jv_string("text"), jv_string_sized(text,
-	    (int)len));
-	oxi_nd_out(r);
-}
-
-static void
-rdone(void *arg, const char *id, jv rec)
-{
-	const char *m;
-
-	(void)arg;
-	if (strcmp(oxi_msg_type_peek(rec), "error") == 0) {
-		m = oxi_msg_peek(rec, "message");
-		oxi_warn("request %s: %s: %s", id, oxi_msg_peek(rec, "code"),
-		    m ? m : "");
-	} else
-		oxi_debug("request %s: answered", id);
-	oxi_nd_out(rec);
+	if (len == 0)
+		return;
+	fwrite(text, 1, len, stdout);
+	fflush(stdout);
+	printed = 1;
+	atnl = text[len - 1] == '\n';
 }
 
 static void
@@ -178,12 +127,8 @@ hdelta(void *arg, const char *id, const char *text, size_t len)
 {
 	(void)arg;
 	(void)id;
-	if (len == 0)
-		return;
-	fwrite(text, 1, len, stdout);
-	fflush(stdout);
-	printed = 1;
-	atnl = text[len - 1] == '\n';
+	if (!h.extract)
+		put(text, len);
 }
 
 static void
@@ -195,157 +140,114 @@ hdone(void *arg, const char *id, jv rec)
 	answer = rec;
 }
 
-/* one request, or a record to pass on */
-static void
-request(jv rec)
+/* dies with the message of an invalid jv (consumed) */
+OXI_NORETURN static void
+diejv(int code, jv bad)
 {
-	const char *m, *type = oxi_msg_type_peek(rec);
-	int r;
-	jv err;
+	jv m = jv_invalid_get_msg(bad);
 
-	if (strcmp(type, "llm.request") != 0 &&
-	    strcmp(type, "embed.request") != 0) {
-		oxi_nd_pass(&in);
-		jv_free(rec);
-		return;
-	}
-	r = oxi_llmctl_start(ctl, rec, &err);
-	if (r != OXI_LLM_STARTED) {
-		m = oxi_msg_peek(err, "message");
-		if (r == OXI_LLM_BAD) {
-			oxi_nd_reject(&in, m);
-			status = OXI_EX_FALSE;
-		} else
-			oxi_warn("request %s: %s: %s", oxi_msg_peek(rec, "id"),
-			    oxi_msg_peek(err, "code"), m);
-		oxi_nd_out(err);
-	}
-	jv_free(rec);
+	oxi_die(code, "%s", oxi_jis(m, JV_KIND_STRING) ? jv_string_value(m) :
+	    "out of memory");
 }
 
-/* runs the transfers and the retries that are due */
+/* -a FILE, --at FILE TYPE */
 static void
-step(struct pollfd *pfd, int n)
+attach(const char *arg, const char *mime)
 {
-	if (oxi_http_poll(loop, pfd, n, oxi_llmctl_timeout(ctl)) < 0)
-		oxi_die(OXI_EX_TEMP, "unable to run transfers");
-	oxi_llmctl_tick(ctl);
+	jv p = oxi_llm_attach(arg, mime);
+
+	if (!jv_is_valid(p))
+		diejv(OXI_EX_USAGE, p);
+	h.stdin |= strcmp(arg, "-") == 0;
+	h.parts = jv_array_append(h.parts, jv_copy(p));
+	h.refs = jv_array_append(h.refs, oxi_llm_attach_ref(p, arg));
 }
 
-static void
-records(int notif, int warm)
+/* the log, opened on first use: NULL with *err if it cannot be, or
+ * with *err NULL if it does not exist and create is 0 */
+static struct oxi_llm_log *
+logopen(int create, const char **err)
 {
-	struct pollfd pfd[2];
-	int sigfd, r, n, reading = 1, max = PARALLEL;
-	const char *v;
-	jv rec;
+	const char *path = oxi_llm_log_path();
 
-	if ((v = oxi_getenv("OXI_LLM_PARALLEL")) && (max = atoi(v)) < 1)
-		oxi_die(OXI_EX_USAGE, "bad OXI_LLM_PARALLEL '%s'", v);
-	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP |
-	    OXI_SIG_NOPIPE)) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
-	if (warm && cfg.model && oxi_llmctl_warm(ctl, cfg.model) > 0)
-		while (oxi_llmctl_warming(ctl) > 0 && !oxi_sig_term)
-			step(NULL, 0);
-	oxi_notify(notif);
-	for (;;) {
-		if (oxi_sig_term && reading) {
-			oxi_info("stopping: finishing %d request(s)",
-			    oxi_llmctl_running(ctl));
-			reading = 0;
-			oxi_llmctl_drain(ctl);
-		}
-		while (reading && oxi_llmctl_running(ctl) < max) {
-			r = oxi_nd_take(&in, &rec);
-			if (r == OXI_ND_AGAIN)
-				break;
-			if (r == OXI_ND_EOF)
-				reading = 0;
-			else if (r == OXI_ND_BAD)
-				status = OXI_EX_FALSE;
-			else if (r == OXI_ND_OK)
-				request(rec);
-		}
-		if (!reading && oxi_llmctl_running(ctl) == 0)
-			break;
-		n = 0;
-		pfd[n].fd = sigfd;
-		pfd[n++].events = POLLIN;
-		if (reading && oxi_llmctl_running(ctl) < max) {
-			pfd[n].fd = in.fd;
-			pfd[n++].events = POLLIN;
-		}
-		step(pfd, n);
-		if (pfd[0].revents) {
-			oxi_sig_drain();
-			oxi_sig_hup = 0;	/* nothing to reload */
-		}
-		if (reading && !oxi_sig_term && n > 1 && pfd[1].revents &&
-		    oxi_nd_fill(&in) < 0 && errno != EINTR && errno != EAGAIN) {
-			oxi_warnsys("unable to read stdin");
-			reading = 0;
-			status = OXI_EX_TEMP;
-		}
-	}
+	*err = path ? NULL : "no state directory";
+	if (!logdb && path && (create || access(path, F_OK) == 0))
+		logdb = oxi_llm_log_open(path, err);
+	return logdb;
 }
 
-/* human mode: reads stdin if it is not a terminal, builds the request */
-static jv
-prompt(int argc, char **argv, const char *sys)
+OXI_NORETURN static void
+logfail(const char *err)
 {
-	struct oxi_buf b = OXI_BUF_INIT;
-	char id[OXI_ID_LEN + 1], tmp[65536];
-	ssize_t r;
-	jv msgs, rec;
+	oxi_die(oxi_errtemp(errno), "unable to read the log: %s", err);
+}
+
+/* the prompt's text: stdin if it is not a terminal (nor an attachment),
+ * a blank line, then the arguments */
+static void
+text(int argc, char **argv, struct oxi_buf *b)
+{
 	int i;
 
-	if (!isatty(0)) {
-		while ((r = read(0, tmp, sizeof tmp)) != 0) {
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-			}
-			if (b.len + r > STDIN_MAX)
+	if (!h.stdin && !isatty(0)) {
+		if (oxi_llm_readin(b, STDIN_MAX) < 0) {
+			if (errno == EFBIG)
 				oxi_die(OXI_EX_USAGE, "stdin is over %d bytes",
 				    STDIN_MAX);
-			oxi_buf_cat(&b, tmp, r);
+			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
 		}
-		while (b.len > 0 && (b.s[b.len - 1] == '\n' ||
-		    b.s[b.len - 1] == '\r'))
-			b.s[--b.len] = '\0';
+		while (b->len > 0 && (b->s[b->len - 1] == '\n' ||
+		    b->s[b->len - 1] == '\r'))
+			b->s[--b->len] = '\0';
 	}
-	if (b.len > 0 && argc > 0)
-		oxi_buf_cats(&b, "\n\n");
+	if (b->len > 0 && argc > 0)
+		oxi_buf_cats(b, "\n\n");
 	for (i = 0; i < argc; i++) {
 		if (i > 0)
-			oxi_buf_putc(&b, ' ');
-		oxi_buf_cats(&b, argv[i]);
+			oxi_buf_putc(b, ' ');
+		oxi_buf_cats(b, argv[i]);
 	}
-	if (b.len == 0)
-		oxi_usage(USAGE);
-	msgs = jv_array();
-	if (sys)
-		msgs = jv_array_append(msgs, jv_object_set(jv_object_set(
-		    jv_object(), jv_string("role"), jv_string("system")),
-		    jv_string("content"), jv_string(sys)));
-	msgs = jv_array_append(msgs, jv_object_set(jv_object_set(jv_object(),
-	    jv_string("role"), jv_string("user")), jv_string("content"),
-	    jv_string_sized(b.s, (int)b.len)));
-	oxi_buf_free(&b);
-	oxi_id_new(id);
-	rec = oxi_msg_new("llm.request");
-	rec = jv_object_set(rec, jv_string("id"), jv_string(id));
-	rec = jv_object_set(rec, jv_string("messages"), msgs);
-	return jv_object_set(rec, jv_string("stream"), jv_bool(!nflag));
 }
 
-static int
+/* the messages before the prompt: the system message, and with -c or
+ * --cid the conversation so far, whose id and last model go to h */
+static jv
+history(void)
+{
+	const char *err;
+	jv e, last;
+	int n;
+
+	if (!h.cid)
+		return oxi_llm_turns(jv_array(), h.sys);
+	if (!logopen(0, &err) && err)
+		logfail(err);
+	if (!logdb)
+		oxi_die(OXI_EX_USAGE, "no conversation to continue: the log"
+		    " is empty");
+	if (*h.cid)
+		snprintf(h.cidbuf, sizeof h.cidbuf, "%s", h.cid);
+	else if (oxi_llm_log_last(logdb, h.cidbuf, sizeof h.cidbuf, &err) < 0)
+		logfail(err);
+	if (!jv_is_valid(e = oxi_llm_log_list(logdb, h.cidbuf, 0, &err)))
+		logfail(err);
+	if ((n = jv_array_length(jv_copy(e))) == 0)
+		oxi_die(OXI_EX_USAGE, "no conversation '%s' in the log",
+		    h.cidbuf);
+	last = jv_array_get(jv_copy(e), n - 1);
+	snprintf(h.model, sizeof h.model, "%s", oxi_msg_peek(last,
+	    "model"));
+	jv_free(last);
+	return oxi_llm_turns(e, h.sys);
+}
+
+/* runs the request (consumed) and prints the answer; dies on an error */
+static void
 human(jv rec)
 {
-	const char *type, *m, *code;
-	jv err, v;
+	const char *type, *m, *code, *s;
+	size_t off, len;
+	jv err, v, c;
 	int r, retry;
 
 	answer = jv_invalid();
@@ -353,8 +255,11 @@ human(jv rec)
 	jv_free(rec);
 	if (r != OXI_LLM_STARTED)
 		hdone(NULL, NULL, err);
-	while (oxi_llmctl_running(ctl) > 0)
-		step(NULL, 0);
+	while (oxi_llmctl_running(ctl) > 0) {
+		if (oxi_http_poll(loop, NULL, 0, oxi_llmctl_timeout(ctl)) < 0)
+			oxi_die(OXI_EX_TEMP, "unable to run transfers");
+		oxi_llmctl_tick(ctl);
+	}
 	if (!jv_is_valid(answer))
 		oxi_die(OXI_EX_TEMP, "the transfer ended without an answer");
 	type = oxi_msg_type_peek(answer);
@@ -369,67 +274,205 @@ human(jv rec)
 		jv_free(v);
 		oxi_die(retry ? OXI_EX_TEMP : OXI_EX_USAGE, "%s: %s", code, m);
 	}
-	v = jv_object_get(jv_object_get(jv_copy(answer),
-	    jv_string("message")), jv_string("content"));
-	if (!printed && jv_get_kind(v) == JV_KIND_STRING)
-		hdelta(NULL, NULL, jv_string_value(v),
-		    jv_string_length_bytes(jv_copy(v)));
+	v = oxi_jget(answer, "message");
+	c = oxi_jget(v, "content");
+	jv_free(v);
+	v = c;
+	if (oxi_jis(v, JV_KIND_STRING) && (h.extract || !printed)) {
+		s = jv_string_value(v);
+		len = jv_string_length_bytes(jv_copy(v));
+		if (h.extract && oxi_llm_fenced(s, len, h.extract == 2, &off,
+		    &len))
+			s += off;
+		put(s, len);
+	}
 	jv_free(v);
 	if (!atnl)
 		putchar('\n');
 	if ((m = oxi_msg_peek(answer, "stop")) && strcmp(m, "length") == 0)
 		oxi_warn("the reply was cut short at the token limit");
+	oxi_fshut(stdout, "stdout");
+}
+
+/* the answered request (consumed), to the log */
+static void
+logit(jv req, const char *cid, const char *t0, long long ms)
+{
+	const char *err, *path = oxi_llm_log_path();
+	jv e;
+
+	if (h.log == 0 || (h.log < 0 && !oxi_llm_log_on())) {
+		jv_free(req);
+		return;
+	}
+	e = oxi_llm_log_entry(req, jv_copy(answer));
+	e = jv_object_set(e, jv_string("cid"), jv_string(cid));
+	e = jv_object_set(e, jv_string("time"), jv_string(t0));
+	e = jv_object_set(e, jv_string("ms"), jv_number(ms));
+	if (jv_array_length(jv_copy(h.refs)) > 0)
+		e = jv_object_set(e, jv_string("attachments"), jv_copy(h.refs));
+	if (!logopen(1, &err) || oxi_llm_log_add(logdb, e, &err) < 0)
+		oxi_warn("unable to log the prompt in '%s': %s", path ? path :
+		    "", err);
+}
+
+/* human mode */
+static int
+ask(int argc, char **argv)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	char id[OXI_ID_LEN + 1], t0[32];
+	long long ms;
+	jv msgs, rec;
+
+	text(argc, argv, &b);
+	if (b.len == 0 && jv_array_length(jv_copy(h.parts)) == 0)
+		oxi_usage(USAGE);
+	msgs = jv_array_append(h.msgs, oxi_llm_user(b.s ? b.s : "",
+	    b.len, jv_copy(h.parts)));
+	oxi_id_new(id);
+	if (!*h.cidbuf)
+		snprintf(h.cidbuf, sizeof h.cidbuf, "%s", id);
+	rec = oxi_msg_new("llm.request");
+	rec = jv_object_set(rec, jv_string("id"), jv_string(id));
+	rec = jv_object_set(rec, jv_string("model"), jv_string(cfg.model));
+	rec = jv_object_set(rec, jv_string("messages"), msgs);
+	rec = jv_object_set(rec, jv_string("stream"), jv_bool(!h.nostream));
+	rec = jv_object_merge(rec, jv_copy(h.opts));
+	oxi_time_now(t0);
+	ms = oxi_clock_ms();
+	human(jv_copy(rec));
+	ms = oxi_clock_ms() - ms;
+	if (h.usage) {
+		oxi_buf_reset(&b);
+		oxi_llm_usage_text(&b, jv_copy(answer));
+		fprintf(stderr, "Token usage: %s\n", b.s);
+	}
+	logit(rec, h.cidbuf, t0, ms);
 	jv_free(answer);
+	oxi_buf_free(&b);
+	oxi_llm_log_close(logdb);
+	return OXI_EX_OK;
+}
+
+/* oxi-llm logs ... */
+static int
+logs(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "cid", required_argument, NULL, O_CID },
+		{ "conversation", required_argument, NULL, O_CID },
+		{ "current", no_argument, NULL, 'c' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct oxi_buf b = OXI_BUF_INIT;
+	const char *cid = NULL, *err, *path = oxi_llm_log_path();
+	char last[128];
+	long long n[2];
+	int c, i, count = 3, json = 0, cur = 0;
+	jv es;
+
+	if (argc == 2 && (strcmp(argv[1], "on") == 0 ||
+	    strcmp(argv[1], "off") == 0)) {
+		if (oxi_llm_log_set(argv[1][1] == 'n') < 0)
+			oxi_diesys(oxi_errtemp(errno), "unable to turn"
+			    " logging %s", argv[1]);
+		return OXI_EX_OK;
+	}
+	if (argc == 2 && (strcmp(argv[1], "path") == 0 ||
+	    strcmp(argv[1], "status") == 0)) {
+		if (!path)
+			oxi_die(OXI_EX_USAGE, "no state directory");
+		if (argv[1][0] == 's') {
+			if (!logopen(0, &err) && err)
+				logfail(err);
+			n[0] = n[1] = 0;
+			if (logdb && oxi_llm_log_count(logdb, n, &err) < 0)
+				logfail(err);
+			printf("logging is %s\n%lld conversations, %lld"
+			    " responses in ", oxi_llm_log_on() ? "on" : "off",
+			    n[0], n[1]);
+		}
+		printf("%s\n", path);
+		oxi_fshut(stdout, "stdout");
+		return OXI_EX_OK;
+	}
+	while ((c = getopt_long(argc, argv, "cn:", lo, NULL)) != -1)
+		switch (c) {
+		case 'c': cur = 1; break;
+		case 'n':
+			count = oxi_sizearg(optarg, "count") > 999999999 ?
+			    0 : (int)oxi_sizearg(optarg, "count");
+			break;
+		case O_CID: cid = optarg; break;
+		case O_JSON: json = 1; break;
+		default: oxi_usage(USAGE);
+		}
+	if (optind < argc || (cur && cid))
+		oxi_usage(USAGE);
+	if (!logopen(0, &err) && err)
+		logfail(err);
+	if (!logdb)
+		return OXI_EX_OK;
+	if (cur && oxi_llm_log_last(logdb, last, sizeof last, &err) < 0)
+		logfail(err);
+	if (!jv_is_valid(es = oxi_llm_log_list(logdb, cur ? last : cid,
+	    count, &err)))
+		logfail(err);
+	for (i = 0; i < jv_array_length(jv_copy(es)); i++) {
+		oxi_buf_reset(&b);
+		if (json) {
+			oxi_nd_out(jv_array_get(jv_copy(es), i));
+			continue;
+		}
+		if (i > 0)
+			oxi_buf_putc(&b, '\n');
+		oxi_llm_log_text(&b, jv_array_get(jv_copy(es), i));
+		fwrite(b.s, 1, b.len, stdout);
+	}
+	jv_free(es);
+	oxi_buf_free(&b);
+	oxi_llm_log_close(logdb);
 	oxi_fshut(stdout, "stdout");
 	return OXI_EX_OK;
 }
 
+/* oxi-llm models ..., -M */
 static int
-cmpstr(const void *a, const void *b)
+models(int argc, char **argv)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	char why[300];
+	const char *m;
+	jv l, v;
+	int i, n;
 
-/* -M: the priced models of known providers, then the other providers */
-static int
-models(void)
-{
-	const struct oxi_llm_provider *p;
-	struct oxi_prices *t;
-	const char *k;
-	char why[300], **v = NULL;
-	size_t i, n = 0, len;
-	int seen;
-
-	if (!(t = oxi_prices_load(why, sizeof why)))
-		oxi_die(OXI_EX_USAGE, "%s", why);
-	for (i = 0; (k = oxi_prices_key(t, i)); i++) {
-		if (strpbrk(k, "*?["))
-			continue;
-		for (p = oxi_llm_providers; p->name; p++)
-			if (strncmp(k, p->name, (len = strlen(p->name))) ==
-			    0 && k[len] == '/')
-				break;
-		if (!p->name)
-			continue;
-		v = xrealloc(v, (n + 1) * sizeof *v);
-		v[n++] = xstrdup(k);
-	}
-	qsort(v, n, sizeof *v, cmpstr);
-	for (i = 0; i < n; i++)
-		printf("%s\n", v[i]);
-	for (p = oxi_llm_providers; p->name; p++) {
-		len = strlen(p->name);
-		for (i = seen = 0; i < n && !seen; i++)
-			seen = strncmp(v[i], p->name, len) == 0 &&
-			    v[i][len] == '/';
-		if (!seen)
-			printf("%s/*\n", p->name);
-	}
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	oxi_prices_free(t);
+	if (argc == 2 && strcmp(argv[1], "default") == 0) {
+		if (!(m = oxi_llm_default_model())) {
+			oxi_info("no default model: set one with 'oxi-llm"
+			    " models default provider/model'");
+			return OXI_EX_FALSE;
+		}
+		printf("%s\n", m);
+	} else if (argc == 3 && strcmp(argv[1], "default") == 0) {
+		if (oxi_llm_check_chain(argv[2], 1, why, sizeof why) < 0)
+			oxi_die(OXI_EX_USAGE, "%s", why);
+		if (oxi_llm_set_default_model(argv[2]) < 0)
+			oxi_diesys(oxi_errtemp(errno), "unable to keep the"
+			    " default model");
+	} else if (argc == 1) {
+		if (!jv_is_valid(l = oxi_llm_models()))
+			diejv(OXI_EX_USAGE, l);
+		n = jv_array_length(jv_copy(l));
+		for (i = 0; i < n; i++) {
+			v = jv_array_get(jv_copy(l), i);
+			printf("%s\n", jv_string_value(v));
+			jv_free(v);
+		}
+		jv_free(l);
+	} else
+		oxi_usage(USAGE);
 	oxi_fshut(stdout, "stdout");
 	return OXI_EX_OK;
 }
@@ -437,77 +480,120 @@ models(void)
 int
 main(int argc, char *argv[])
 {
-	const char *sys = NULL, *model = NULL;
-	char why[300], **chain;
-	int c, i, n, notif = -1, lflag = 0, wflag = 0, mflag = 0, bflag = 0;
+	const char *model = NULL;
+	char why[300];
+	int c, n, notif = -1, lflag = 0, wflag = 0, mflag = 0, bflag = 0;
+	int jflag = 0;
 	size_t maxline = 0;
 
 	oxi_prog = "oxi-llm";
 	oxi_std_opts(argc, argv, USAGE);
+	if (argc > 1 && strcmp(argv[1], "logs") == 0)
+		return logs(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "models") == 0)
+		return models(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "prompt") == 0) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
+	h.opts = jv_object();
+	h.parts = jv_array();
+	h.refs = jv_array();
 	oxi_llmctl_defaults(&cfg);
-	settings();		/* the environment, then the options over it */
-	while ((c = getopt_long(argc, argv, "+b:d:jl:Mm:ns:vW", longopts,
-	    NULL)) != -1)
+	/* the environment, then the options over it */
+	if (oxi_llmctl_env(&cfg, why, sizeof why) < 0)
+		oxi_die(OXI_EX_USAGE, "%s", why);
+	while ((c = getopt_long(argc, argv, "a:b:cd:jl:Mm:no:s:uvWx",
+	    longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': budgetarg(optarg); bflag = 1; break;
+		case 'a': attach(optarg, NULL); break;
+		case 'b':
+			if (oxi_llmctl_budget(&cfg, optarg, why, sizeof why) < 0)
+				oxi_die(OXI_EX_USAGE, "%s", why);
+			bflag = 1;
+			break;
+		case 'c': h.cid = h.cid ? h.cid : ""; break;
 		case 'd': notif = oxi_fdarg(optarg); break;
 		case 'j': jflag = 1; break;
 		case 'l': maxline = oxi_sizearg(optarg, "maxline"); lflag = 1;
 			break;
 		case 'M': mflag = 1; break;
 		case 'm': model = optarg; break;
-		case 'n': nflag = 1; break;
-		case 's': sys = optarg; break;
+		case 'n': h.log = 0; break;
+		case 'o': case O_AT:	/* two arguments */
+			if (optind >= argc)
+				oxi_usage(USAGE);
+			if (c == O_AT)
+				attach(optarg, argv[optind++]);
+			else if (!jv_is_valid(h.opts = oxi_llm_option(h.opts,
+			    optarg, argv[optind++])))
+				diejv(OXI_EX_USAGE, h.opts);
+			break;
+		case 's': h.sys = optarg; break;
+		case 'u': h.usage = 1; break;
 		case 'v': oxi_verbose++; break;
 		case 'W': wflag = 1; break;
+		case 'x': h.extract = 1; break;
+		case O_CID:
+			if (!*optarg)
+				oxi_die(OXI_EX_USAGE, "bad --cid: empty");
+			h.cid = optarg;
+			break;
+		case O_XL: h.extract = 2; break;
+		case O_LOG: h.log = 1; break;
+		case O_NOSTREAM: h.nostream = 1; break;
 		case O_RECORD: cfg.record = optarg; break;
 		case O_REPLAY: cfg.replay = optarg; break;
 		default: oxi_usage(USAGE);
 		}
+		if (c >= O_CID || (c < O_RECORD && strchr("acnosux", c)))
+			h.any = 1;
+	}
 	argc -= optind;
 	argv += optind;
 	if (mflag) {
-		if (argc > 0 || jflag || model || sys || nflag || bflag ||
-		    lflag || wflag || notif >= 0 || cfg.record || cfg.replay)
+		if (argc > 0 || jflag || model || h.any || bflag || lflag ||
+		    wflag || notif >= 0 || cfg.record || cfg.replay)
 			oxi_usage(USAGE);
-		return models();
+		return models(1, argv - 1);
 	}
-	if ((jflag ? argc > 0 || sys || nflag : notif >= 0 || lflag ||
-	    wflag) || (cfg.record && cfg.replay))
+	if ((jflag ? argc > 0 || h.any : notif >= 0 || lflag || wflag) ||
+	    (cfg.record && cfg.replay))
 		oxi_usage(USAGE);
 
+	/* -m, else OXI_MODEL, else the conversation's, else the default
+	 * model (as llm does) */
+	if (!jflag)
+		h.msgs = history();
 	if (!model)
 		model = oxi_getenv("OXI_MODEL");
+	if (!model && *h.model)
+		model = h.model;
+	if (!model)
+		model = oxi_llm_default_model();
 	if (!model && !jflag)
-		oxi_die(OXI_EX_USAGE, "no model: use -m provider/model or set"
-		    " OXI_MODEL (e.g. openai/gpt-4o-mini)");
-	if (model) {
-		n = oxi_llm_chain(model, &chain);
-		if (n == 0)
-			oxi_die(OXI_EX_USAGE, "no model in '%s'", model);
-		/* a replay needs neither keys nor servers */
-		for (i = 0; i < n && !cfg.replay; i++)
-			if (oxi_llm_check(chain[i], why, sizeof why) < 0)
-				oxi_die(OXI_EX_USAGE, "%s", why);
-		oxi_llm_chain_free(chain, n);
-	}
+		oxi_die(OXI_EX_USAGE, "no model: use -m provider/model, set"
+		    " OXI_MODEL (e.g. openai/gpt-4o-mini) or 'oxi-llm models"
+		    " default provider/model'");
+	/* a replay needs neither keys nor servers */
+	if (model && oxi_llm_check_chain(model, cfg.replay ? 2 : 0, why,
+	    sizeof why) < 0)
+		oxi_die(OXI_EX_USAGE, "%s", why);
 	cfg.model = model;
-	cfg.delta = jflag ? rdelta : hdelta;
-	cfg.done = jflag ? rdone : hdone;
+	if (jflag) {
+		n = oxi_llm_serve(&cfg, lflag ? maxline : 0, notif, wflag ||
+		    oxi_getenv("OXI_LLM_WARM"), why, sizeof why);
+		if (*why)
+			oxi_die(n, "%s", why);
+		oxi_fshut(stdout, "stdout");
+		return n;
+	}
+	cfg.delta = hdelta;
+	cfg.done = hdone;
 	if (!(loop = oxi_http_loop_new()))
 		oxi_die(OXI_EX_TEMP, "unable to initialise libcurl");
 	if (!(ctl = oxi_llmctl_new(loop, &cfg, why, sizeof why)))
 		oxi_die(OXI_EX_USAGE, "%s", why);
-
-	if (!jflag)
-		return human(prompt(argc, argv, sys));
-	oxi_nd_init(&in, 0, "stdin");
-	if (lflag)
-		in.max = maxline;
-	records(notif, wflag || oxi_getenv("OXI_LLM_WARM"));
-	oxi_llmctl_free(ctl);
-	oxi_http_loop_free(loop);
-	oxi_nd_free(&in);
-	oxi_fshut(stdout, "stdout");
-	return status;
+	return ask(argc, argv);
 }

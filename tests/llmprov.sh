@@ -183,3 +183,34 @@ prov_common() {
 			 grep -q "\"content-type\"")'
 	fi
 }
+
+# prov_all: one fake per dialect at once (openai responses anthropic
+# gemini ollama), each logging to $TMP/DIALECT.log, their base URLs and
+# keys exported, for tests that send the same to every dialect
+prov_all() {
+	for _d in openai responses anthropic gemini ollama; do
+		fake_server "$_d.py" --log "$TMP/$_d.log"
+		case $_d in
+		openai) export OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" ;;
+		responses)
+			export OXI_OPENAI_RESPONSES_BASE_URL="http://127.0.0.1:$PORT/v1" ;;
+		anthropic)
+			export OXI_ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT/v1" ;;
+		gemini) export OXI_GEMINI_BASE_URL="http://127.0.0.1:$PORT/v1beta" ;;
+		ollama) export OXI_OLLAMA_BASE_URL="http://127.0.0.1:$PORT" ;;
+		esac
+	done
+	export ANTHROPIC_API_KEY=sk-ant-test GEMINI_API_KEY=gm-test
+}
+
+# dbody DIALECT EXPR: b<EXPR> of the body of the last request the fake of
+# DIALECT got (prov_all)
+dbody() {
+	python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readlines()[-1])
+b = json.loads(r["body"]) if isinstance(r.get("body"), str) else r
+v = eval("b" + sys.argv[2])
+print(v if isinstance(v, str) else json.dumps(v, sort_keys=True))
+' "$TMP/$1.log" "$2"
+}

@@ -55,9 +55,9 @@ check '--no-stream asks for one JSON reply and prints it' \
 	'oxi-llm --no-stream -m $M hi there </dev/null >"$TMP/out" &&
 	 [ "$(last "[\"stream\"]")" = false ] &&
 	 [ "$(cat "$TMP/out")" = "echo: hi there" ]'
-check '-n is --no-stream' \
+check '-n is --no-log (as in llm), not --no-stream' \
 	'oxi-llm -n -m $M hi </dev/null >/dev/null &&
-	 [ "$(last "[\"stream\"]")" = false ]'
+	 [ "$(last "[\"stream\"]")" = true ]'
 check 'a prompt may start with a dash after --' \
 	'oxi-llm -m $M -- -1 is negative </dev/null >"$TMP/out" &&
 	 [ "$(cat "$TMP/out")" = "echo: -1 is negative" ]'
@@ -74,7 +74,7 @@ check_exit 'no key for the default OpenAI base: 100' 100 \
 	'env -u OXI_OPENAI_BASE_URL oxi-llm -m openai/gpt-4o-mini hi </dev/null'
 check_grep 'naming OPENAI_API_KEY' 'set OPENAI_API_KEY' "$TMP/.err"
 check_exit 'record-mode options in human mode: 100' 100 'oxi-llm -d 3 -m $M hi'
-check_exit 'an unknown option: 100' 100 'oxi-llm -x'
+check_exit 'an unknown option: 100' 100 'oxi-llm -Z'
 check 'nothing reached the server' '[ "$(wc -l <"$TMP/log")" = "$n" ]'
 check_exit '--help: 0' 0 'oxi-llm --help'
 check_exit '--version: 0' 0 'oxi-llm --version'

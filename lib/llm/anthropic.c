@@ -8,7 +8,8 @@
  * messages become tool_result blocks, and consecutive messages of one
  * role are merged, so the results of a parallel batch share one user
  * message.  max_tokens defaults to 4096; "thinking":{"budget_tokens":N}
- * (or a number) in the request turns extended thinking on.
+ * (or a number, or {"effort":E}) in the request turns extended thinking
+ * on.  Attachments become image and document blocks.
  *
  * The reply: an event stream (message_start, content_block_start /
  * delta / stop, message_delta, message_stop, ping, error), or one
@@ -41,11 +42,33 @@ struct anth {
 	double in;		/* input_tokens: those not cached */
 };
 
+/* an image or document block of our attachment part */
+static jv
+attachment(const struct oxi_llm_att *a)
+{
+	jv src = jv_object();
+
+	if (a->data) {
+		src = jv_object_set(src, jv_string("type"), jv_string("base64"));
+		src = jv_object_set(src, jv_string("media_type"),
+		    jv_string(a->mime ? a->mime : "image/png"));
+		src = jv_object_set(src, jv_string("data"), jv_string(a->data));
+	} else {
+		src = jv_object_set(src, jv_string("type"), jv_string("url"));
+		src = jv_object_set(src, jv_string("url"), jv_string(a->url));
+	}
+	return jv_object_set(jv_object_set(jv_object(), jv_string("type"),
+	    jv_string(a->file ? "document" : "image")), jv_string("source"),
+	    src);
+}
+
 /* content (consumed) as blocks appended to out: a string, or an array of
- * parts where OpenAI-style text parts become text blocks */
+ * parts where OpenAI-style text parts become text blocks and our
+ * attachments image or document blocks */
 static jv
 blocks(jv out, jv content)
 {
+	struct oxi_llm_att a;
 	jv p, t;
 	int i, n;
 
@@ -67,6 +90,9 @@ blocks(jv out, jv content)
 		if (oxi_jstr_is(t, "text") || oxi_jstr_is(t, "input_text") ||
 		    oxi_jstr_is(t, "output_text")) {
 			out = blocks(out, oxi_jget(p, "text"));
+			jv_free(p);
+		} else if (oxi_llm_att(p, &a)) {
+			out = jv_array_append(out, attachment(&a));
 			jv_free(p);
 		} else if (oxi_jis(p, JV_KIND_STRING))
 			out = blocks(out, p);
@@ -187,6 +213,7 @@ static jv
 thinking(jv req, double *budget)
 {
 	jv v = oxi_jget(req, "thinking"), b;
+	int e;
 
 	*budget = 0;
 	if (oxi_jis(v, JV_KIND_NUMBER)) {
@@ -207,6 +234,16 @@ thinking(jv req, double *budget)
 	b = oxi_jget(v, "budget_tokens");
 	if (oxi_jis(b, JV_KIND_NUMBER))
 		*budget = jv_number_value(b);
+	else if ((e = oxi_llm_effort(v)) >= 0) {
+		v = jv_object_delete(v, jv_string("effort"));
+		*budget = e;
+		if (e == 0) {
+			jv_free(b);
+			jv_free(v);
+			return jv_null();
+		}
+		v = jv_object_set(v, jv_string("budget_tokens"), jv_number(e));
+	}
 	jv_free(b);
 	b = oxi_jget(v, "type");
 	if (!jv_is_valid(b))

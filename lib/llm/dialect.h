@@ -204,6 +204,23 @@ jv oxi_llm_params(jv v);
  * the request; an invalid jv with a message if t has no name
  */
 jv oxi_llm_tool_head(jv o, jv t, int i);
+/* ask.c: the thinking budget of a request's "thinking" (borrowed) that
+ * names an "effort": none 0, minimal 1024, low 2048, medium 8192, high
+ * 24576; else -1 */
+int oxi_llm_effort(jv thinking);
+/* attach.c: an attachment part of a message's content (see oxi(7)) */
+struct oxi_llm_att {
+	int file;		/* "file" (a PDF), else "image" */
+	const char *mime;	/* "media_type", or NULL */
+	const char *data;	/* base64 bytes, or NULL */
+	const char *url;	/* else the URL */
+	const char *name;	/* a file's name, or NULL */
+};
+/* 1 with *a (borrowed from p) if part p is an attachment of ours, else 0
+ * (a provider's own part, {"type":"image","source":...}, is not) */
+int oxi_llm_att(jv p, struct oxi_llm_att *a);
+/* "data:MIME;base64,DATA", or the URL */
+jv oxi_llm_att_url(const struct oxi_llm_att *a);
 /* the "messages" of request req (borrowed), a non-empty array; else an
  * invalid jv with a message */
 jv oxi_llm_messages(jv req);

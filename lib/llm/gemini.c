@@ -6,8 +6,9 @@
  * tool calls are functionCall parts (with the thoughtSignature the model
  * gave them), tool results functionResponse parts named after the call
  * they answer.  Thought parts that carry a signature are sent back as
- * they came.  "thinking":{"budget_tokens":N} (or a number) in the request
- * sets thinkingConfig.
+ * they came.  "thinking":{"budget_tokens":N} (or a number, or
+ * {"effort":E}) in the request sets thinkingConfig.  Attachments become
+ * inlineData parts, or fileData for a URL.
  *
  * The reply: an event stream of GenerateContentResponse objects, or one
  * of them (or an array) when not streamed.  Function calls arrive whole.
@@ -32,10 +33,26 @@ struct gem {
 	struct oxi_llm_reply r;	/* the reply */
 };
 
+/* an inlineData or fileData part of our attachment part */
+static jv
+attachment(const struct oxi_llm_att *a)
+{
+	jv d = jv_object();
+
+	if (a->mime)
+		d = jv_object_set(d, jv_string("mimeType"), jv_string(a->mime));
+	if (a->data)
+		return jv_object_set(jv_object(), jv_string("inlineData"),
+		    jv_object_set(d, jv_string("data"), jv_string(a->data)));
+	return jv_object_set(jv_object(), jv_string("fileData"),
+	    jv_object_set(d, jv_string("fileUri"), jv_string(a->url)));
+}
+
 /* content (consumed) as parts appended to out */
 static jv
 parts(jv out, jv content)
 {
+	struct oxi_llm_att a;
 	jv p, t;
 	int i, n;
 
@@ -56,7 +73,10 @@ parts(jv out, jv content)
 		t = oxi_jget(p, "type");
 		if (oxi_jis(p, JV_KIND_STRING))
 			out = parts(out, p);
-		else if (oxi_jis(t, JV_KIND_STRING)) {	/* OpenAI-style parts */
+		else if (oxi_llm_att(p, &a)) {
+			out = jv_array_append(out, attachment(&a));
+			jv_free(p);
+		} else if (oxi_jis(t, JV_KIND_STRING)) {	/* OpenAI-style parts */
 			out = parts(out, oxi_jget(p, "text"));
 			jv_free(p);
 		} else
@@ -235,7 +255,7 @@ gencfg(jv req)
 		{ NULL, NULL }
 	};
 	jv g = jv_object(), v, b;
-	int i;
+	int i, e;
 
 	for (i = 0; map[i][0]; i++) {
 		v = oxi_jget(req, map[i][0]);
@@ -254,10 +274,15 @@ gencfg(jv req)
 	v = oxi_jget(req, "thinking");
 	b = oxi_jis(v, JV_KIND_NUMBER) ? jv_copy(v) :
 	    oxi_jget(v, "budget_tokens");
+	if (!oxi_jis(b, JV_KIND_NUMBER) && (e = oxi_llm_effort(v)) >= 0) {
+		jv_free(b);
+		b = jv_number(e);
+	}
 	if (oxi_jis(v, JV_KIND_TRUE) || oxi_jis(b, JV_KIND_NUMBER)) {
 		jv_free(v);
 		v = jv_object_set(jv_object(), jv_string("includeThoughts"),
-		    jv_true());
+		    jv_bool(!oxi_jis(b, JV_KIND_NUMBER) ||
+		    jv_number_value(b) > 0));
 		if (oxi_jis(b, JV_KIND_NUMBER))
 			v = jv_object_set(v, jv_string("thinkingBudget"),
 			    jv_copy(b));

@@ -28,6 +28,14 @@ extern const struct oxi_llm_provider oxi_llm_providers[];
  * nothing: 0, or -1 with a one-line reason in why.
  */
 int oxi_llm_check(const char *model, char *why, size_t len);
+/* oxi_llm_check of each model of a chain (level 0); level 1: a missing
+ * key is no failure; level 2: only that it names a model */
+int oxi_llm_check_chain(const char *models, int level, char *why,
+    size_t len);
+/* the priced models of the known providers, sorted, then the name, a
+ * slash and a star for each provider without one (oxi-llm -M), an array
+ * of strings; or an invalid jv with a message */
+jv oxi_llm_models(void);
 
 /* text of request id as it arrives */
 typedef void (*oxi_llm_delta_fn)(void *arg, const char *id,
@@ -95,6 +103,12 @@ struct oxi_llmctl_cfg {
 };
 /* the defaults: 2 retries, 0.5 s, 8 s, 60 s, breakers at 5 for 30 s */
 void oxi_llmctl_defaults(struct oxi_llmctl_cfg *);
+/* settings.c: the OXI_LLM_* timeouts, retries, backoff and breakers and
+ * the OXI_BUDGET_* of the environment, and a budget "day=USD",
+ * "month=USD" or "session=USD": 0, or -1 with why naming the bad one */
+int oxi_llmctl_env(struct oxi_llmctl_cfg *, char *why, size_t len);
+int oxi_llmctl_budget(struct oxi_llmctl_cfg *, const char *, char *why,
+    size_t len);
 /* loads prices, the replay file, opens the recording: NULL with why */
 struct oxi_llmctl *oxi_llmctl_new(struct oxi_http_loop *,
     const struct oxi_llmctl_cfg *, char *why, size_t len);
@@ -119,6 +133,16 @@ void oxi_llmctl_drain(struct oxi_llmctl *);
 int oxi_llmctl_warm(struct oxi_llmctl *, const char *models);
 int oxi_llmctl_warming(const struct oxi_llmctl *);
 const struct oxi_prices *oxi_llmctl_prices(const struct oxi_llmctl *);
+
+/*
+ * serve.c: record mode (oxi-llm -j): the llm.request and embed.request
+ * records of stdin answered on stdout, with cfg (its callbacks set
+ * here), lines of at most maxline bytes (0: the default), readiness on
+ * notif, the connections to cfg's model opened first if warm; until EOF
+ * or SIGTERM.  The exit status; a fatal one (100, 111) with why set.
+ */
+int oxi_llm_serve(struct oxi_llmctl_cfg *cfg, size_t maxline, int notif,
+    int warm, char *why, size_t len);
 
 /* cost.c: prices of models, and the spend ledger */
 struct oxi_price {
@@ -174,20 +198,82 @@ size_t oxi_replay_count(const struct oxi_replay *);
 jv oxi_replay_find(struct oxi_replay *, const char *key);
 void oxi_replay_free(struct oxi_replay *);
 
-/* replay.c: recorded answers (oxi-llm --record) played back */
-#define OXI_REPLAY_KEYLEN	16
-struct oxi_replay;
-/* the key of a request: a hash of its type, model, messages, tools and
- * input, with sorted keys; hex in out */
-void oxi_replay_key(jv req, const char *model,
-    char out[OXI_REPLAY_KEYLEN + 1]);
-struct oxi_replay *oxi_replay_load(const char *path, char *why,
-    size_t len);
-/* answers recorded */
-size_t oxi_replay_count(const struct oxi_replay *);
-/* the records answering the next request with this key (deltas, then
- * the final record), or an invalid jv */
-jv oxi_replay_find(struct oxi_replay *, const char *key);
-void oxi_replay_free(struct oxi_replay *);
+/* attach.c: files and URLs as content parts of a message (oxi(7)) */
+#define OXI_LLM_ATTACH_MAX	(20 * 1024 * 1024)	/* bytes, at most */
+/*
+ * The part of arg, a file, "-" for stdin or an http(s) URL, of media
+ * type mime (NULL: told by the file's first bytes, or the URL's
+ * extension): png, jpeg, gif, webp or pdf.  An invalid jv with a
+ * one-line message for another type, a file that cannot be read or one
+ * over OXI_LLM_ATTACH_MAX.
+ */
+jv oxi_llm_attach(const char *arg, const char *mime);
+/* appends all of stdin to b, at most max bytes: 0, or -1 with errno
+ * (EFBIG past max) */
+int oxi_llm_readin(struct oxi_buf *b, size_t max);
+/* part p (consumed) of arg as the log keeps it: a file's part without
+ * its data, with its absolute "path" */
+jv oxi_llm_attach_ref(jv p, const char *arg);
+/* a logged part (consumed) whole again: its file read anew */
+jv oxi_llm_attach_again(jv ref);
+
+/* log.c: the log of prompts and replies (oxi-llm logs) */
+struct oxi_llm_log;
+/* llm-logs.db in the state directory (static), or NULL */
+const char *oxi_llm_log_path(void);
+/* 1 if prompts are logged: $OXI_LLM_LOG (0: no), else no llm-logs-off
+ * file in the configuration directory */
+int oxi_llm_log_on(void);
+/* creates or removes llm-logs-off: 0, or -1 with errno */
+int oxi_llm_log_set(int on);
+/* the functions below return 0 / NULL / invalid with a message in *err,
+ * and errno as for oxi_db_open */
+struct oxi_llm_log *oxi_llm_log_open(const char *path, const char **err);
+void oxi_llm_log_close(struct oxi_llm_log *);
+/* adds entry e (consumed): {"id","cid","time","model","system","prompt",
+ * "attachments","reply","options","usage","cost_usd","ms"} */
+int oxi_llm_log_add(struct oxi_llm_log *, jv e, const char **err);
+/* the last n entries (n <= 0: all), of conversation cid if not NULL,
+ * oldest first: an array */
+jv oxi_llm_log_list(struct oxi_llm_log *, const char *cid, int n,
+    const char **err);
+/* the conversation of the last entry in cid, "" if none */
+int oxi_llm_log_last(struct oxi_llm_log *, char *cid, size_t len,
+    const char **err);
+/* the conversations and the entries logged */
+int oxi_llm_log_count(struct oxi_llm_log *, long long n[2],
+    const char **err);
+/* the entry of llm.request req answered by ans (both consumed): its
+ * system message, the text of its last message, its -o fields as
+ * "options", and the answer's model, text, usage and cost; the caller
+ * adds "cid", "time", "ms" and "attachments" */
+jv oxi_llm_log_entry(jv req, jv ans);
+/* entry e (consumed) as Markdown */
+void oxi_llm_log_text(struct oxi_buf *, jv e);
+/* "8 input, 3 output, cost $0.000003" of the "usage" and "cost_usd" of
+ * rec (consumed), an entry or an llm.response */
+void oxi_llm_usage_text(struct oxi_buf *, jv rec);
+
+/* ask.c: the human mode's pieces */
+/* dir/name in buf[len], or NULL if dir is NULL (no such directory) */
+const char *oxi_llm_path(char *buf, size_t len, const char *dir,
+    const char *name);
+/* request fields o (consumed) with -o key val: temperature, top_p,
+ * top_k, max_tokens, seed, stop (again: an array), reasoning_effort (as
+ * "thinking":{"effort"}); an invalid jv with a message if bad */
+jv oxi_llm_option(jv o, const char *key, const char *val);
+/* a user message of text[0..len) and attachment parts (consumed) */
+jv oxi_llm_user(const char *text, size_t len, jv parts);
+/* the messages of logged entries (consumed), their attachments read
+ * again, after the system message sys, else the conversation's last */
+jv oxi_llm_turns(jv entries, const char *sys);
+/* the model in default-model of the configuration directory (static),
+ * or NULL; and setting it: 0, or -1 with errno */
+const char *oxi_llm_default_model(void);
+int oxi_llm_set_default_model(const char *model);
+/* the first (last) fenced code block of s[0..n), as llm -x finds it:
+ * 1 with its text at s[*off..*off + *len), else 0 */
+int oxi_llm_fenced(const char *s, size_t n, int last, size_t *off,
+    size_t *len);
 
 #endif

@@ -7,7 +7,8 @@
  * came with goes back as "thinking".  max_tokens, temperature, top_p,
  * top_k, seed and stop go under "options", merged with the request's own
  * "options"; "thinking" in the request sets "think" (true, or an effort
- * such as "high").
+ * such as "high"; "none" is false).  Image attachments go in "images";
+ * Ollama takes no files and no URLs.
  *
  * The reply: NDJSON, one object per line ({"message":{...},"done":false}
  * and a last one with "done":true, "done_reason" and the token counts),
@@ -45,6 +46,33 @@ text(jv c)
 	t = jv_string_sized(b.s ? b.s : "", (int)b.len);
 	oxi_buf_free(&b);
 	return t;
+}
+
+/* the images of content c (borrowed) appended to imgs (consumed): our
+ * image parts with their data; a file or a URL is an error */
+static jv
+images(jv imgs, jv c, int i)
+{
+	struct oxi_llm_att a;
+	jv p;
+	int j, n;
+
+	n = oxi_jis(c, JV_KIND_ARRAY) ? jv_array_length(jv_copy(c)) : 0;
+	for (j = 0; j < n && jv_is_valid(imgs); j++) {
+		p = jv_array_get(jv_copy(c), j);
+		if (oxi_llm_att(p, &a)) {
+			if (a.file || !a.data) {
+				jv_free(imgs);
+				imgs = oxi_jbad("messages[%d]: Ollama takes"
+				    " images as data, not %s", i, a.file ?
+				    "files" : "URLs");
+			} else
+				imgs = jv_array_append(imgs,
+				    jv_string(a.data));
+		}
+		jv_free(p);
+	}
+	return imgs;
 }
 
 /* the name of the call id in the messages before i, or invalid */
@@ -216,13 +244,24 @@ body(jv req, const struct oxi_llm_target *t)
 		}
 		o = jv_object_set(jv_object(), jv_string("role"),
 		    jv_string(r));
-		o = jv_object_set(o, jv_string("content"),
-		    text(oxi_jget(m, "content")));
-		v = oxi_jget(m, "images");
-		if (oxi_jis(v, JV_KIND_ARRAY))
-			o = jv_object_set(o, jv_string("images"), v);
+		v = oxi_jget(m, "content");
+		o = jv_object_set(o, jv_string("content"), text(jv_copy(v)));
+		name = oxi_jget(m, "images");
+		if (!oxi_jis(name, JV_KIND_ARRAY)) {
+			jv_free(name);
+			name = jv_array();
+		}
+		name = images(name, v, i);
+		jv_free(v);
+		if (!jv_is_valid(name)) {
+			jv_free(o);
+			o = name;
+			goto fail;
+		}
+		if (jv_array_length(jv_copy(name)) > 0)
+			o = jv_object_set(o, jv_string("images"), name);
 		else
-			jv_free(v);
+			jv_free(name);
 		if (strcmp(r, "assistant") == 0) {
 			v = thinking(m);
 			if (jv_is_valid(v))
@@ -284,7 +323,14 @@ body(jv req, const struct oxi_llm_target *t)
 		m = oxi_jget(v, "effort");
 		jv_free(v);
 		v = m;
-		if (!oxi_jis(v, JV_KIND_STRING)) {
+		if (oxi_jstr_is(v, "none")) {
+			jv_free(v);
+			v = jv_false();
+		} else if (oxi_jstr_is(v, "minimal")) {
+			jv_free(v);
+			v = jv_string("low");
+		}
+		if (!oxi_jis(v, JV_KIND_STRING) && !oxi_jis(v, JV_KIND_FALSE)) {
 			jv_free(v);
 			v = jv_true();
 		}

@@ -6,10 +6,12 @@
  * chatbody() turns an llm.request into a request body; a reader
  * (reader, feed, result) turns the reply, an event stream of
  * chat.completion.chunk objects or one chat.completion object, into the
- * fields of an llm.response.  Tool calls arrive as fragments keyed by
- * "index": the first fragment names the call, the arguments string is
- * concatenated.  Some servers reuse index 0 for every call of a parallel
- * batch, so a new id at a known index starts a new call.
+ * fields of an llm.response.  Attachments become image_url and file
+ * parts, a "thinking" effort becomes reasoning_effort.  Tool calls
+ * arrive as fragments keyed by "index": the first fragment names the
+ * call, the arguments string is concatenated.  Some servers reuse index
+ * 0 for every call of a parallel batch, so a new id at a known index
+ * starts a new call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,49 @@ conv_calls(jv tcs, int i)
 	return out;
 }
 
+/* content c (consumed) with our attachment parts in OpenAI's shape */
+static jv
+conv_parts(jv c, int i)
+{
+	struct oxi_llm_att a;
+	jv out, p, o;
+	int j, n;
+
+	if (!oxi_jis(c, JV_KIND_ARRAY))
+		return c;
+	out = jv_array();
+	n = jv_array_length(jv_copy(c));
+	for (j = 0; j < n; j++) {
+		p = jv_array_get(jv_copy(c), j);
+		if (!oxi_llm_att(p, &a)) {
+			out = jv_array_append(out, p);
+			continue;
+		}
+		if (a.file && !a.data) {
+			jv_free(p);
+			jv_free(out);
+			jv_free(c);
+			return oxi_jbad("messages[%d]: Chat Completions takes"
+			    " a file as data, not as a URL", i);
+		}
+		if (a.file)
+			o = jv_object_set(jv_object_set(jv_object(),
+			    jv_string("filename"), jv_string(a.name ? a.name :
+			    "file.pdf")), jv_string("file_data"),
+			    oxi_llm_att_url(&a));
+		else
+			o = jv_object_set(jv_object(), jv_string("url"),
+			    oxi_llm_att_url(&a));
+		o = jv_object_set(jv_object_set(jv_object(), jv_string("type"),
+		    jv_string(a.file ? "file" : "image_url")),
+		    jv_string(a.file ? "file" : "image_url"), o);
+		out = jv_array_append(out, o);
+		jv_free(p);
+	}
+	jv_free(c);
+	return out;
+}
+
 /* one message of ours (borrowed) as an OpenAI message */
 static jv
 conv_msg(jv m, int i)
@@ -128,6 +173,11 @@ conv_msg(jv m, int i)
 		jv_free(role);
 		return oxi_jbad("messages[%d]: \"content\" must be a string",
 		    i);
+	}
+	content = conv_parts(content, i);
+	if (!jv_is_valid(content)) {
+		jv_free(role);
+		return content;
 	}
 	o = jv_object_set(jv_object(), jv_string("role"), jv_copy(role));
 	if (strcmp(r, "tool") == 0) {
@@ -262,6 +312,13 @@ chatbody(jv req, const struct oxi_llm_target *t)
 		else
 			jv_free(v);
 	}
+	msgs = oxi_jget(req, "thinking");
+	v = oxi_jget(msgs, "effort");
+	jv_free(msgs);
+	if (oxi_jis(v, JV_KIND_STRING))
+		body = jv_object_set(body, jv_string("reasoning_effort"), v);
+	else
+		jv_free(v);
 	return body;
 }
 

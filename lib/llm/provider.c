@@ -11,6 +11,7 @@
  * table.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,3 +219,84 @@ oxi_llm_check(const char *model, char *why, size_t len)
 	return r;
 }
 
+
+int
+oxi_llm_check_chain(const char *models, int level, char *why, size_t len)
+{
+	struct oxi_llm_target t;
+	char **chain;
+	int i, n, r = 0, missing;
+
+	if ((n = oxi_llm_chain(models, &chain)) == 0) {
+		snprintf(why, len, "no model in '%s'", models);
+		return -1;
+	}
+	for (i = 0; i < n && r == 0 && level < 2; i++) {
+		missing = 0;
+		r = oxi_llm_resolve(chain[i], &t, why, len, &missing);
+		oxi_llm_target_free(&t);
+		if (level == 1 && missing)
+			r = 0;
+	}
+	oxi_llm_chain_free(chain, n);
+	return r;
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the provider of model name k, or NULL */
+static const struct oxi_llm_provider *
+provider(const char *k)
+{
+	const struct oxi_llm_provider *p;
+	size_t len;
+
+	for (p = oxi_llm_providers; p->name; p++)
+		if (strncmp(k, p->name, (len = strlen(p->name))) == 0 &&
+		    k[len] == '/')
+			return p;
+	return NULL;
+}
+
+jv
+oxi_llm_models(void)
+{
+	const struct oxi_llm_provider *p;
+	struct oxi_prices *t;
+	const char *k;
+	char why[300], **v = NULL;
+	size_t i, n = 0;
+	int seen;
+	jv out = jv_array();
+
+	if (!(t = oxi_prices_load(why, sizeof why))) {
+		jv_free(out);
+		return oxi_jbad("%s", why);
+	}
+	for (i = 0; (k = oxi_prices_key(t, i)); i++) {
+		if (strpbrk(k, "*?[") || !provider(k))
+			continue;
+		v = xrealloc(v, (n + 1) * sizeof *v);
+		v[n++] = xstrdup(k);
+	}
+	if (n > 0)
+		qsort(v, n, sizeof *v, cmpstr);
+	for (i = 0; i < n; i++)
+		out = jv_array_append(out, jv_string(v[i]));
+	for (p = oxi_llm_providers; p->name; p++) {
+		for (i = seen = 0; i < n && !seen; i++)
+			seen = provider(v[i]) == p;
+		if (!seen)
+			out = jv_array_append(out, jv_string_fmt("%s/*",
+			    p->name));
+	}
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	oxi_prices_free(t);
+	return out;
+}

@@ -6,11 +6,12 @@
  * input items: user and assistant messages, function_call items for an
  * assistant's tool calls (after the reasoning items it came with, sent
  * back with their encrypted_content), function_call_output items for
- * tool results.  Tools are flat.  Nothing is stored on the server
- * ("store": false), so reasoning is asked for encrypted
- * ("include": ["reasoning.encrypted_content"]) unless the request gives
- * its own "include".  "reasoning" passes as it is; "thinking" with an
- * "effort" becomes one.
+ * tool results; attachments become input_image and input_file parts.
+ * Tools are flat.  Nothing is stored on the server ("store": false), so
+ * reasoning is asked for encrypted ("include":
+ * ["reasoning.encrypted_content"]) unless the request gives its own
+ * "include".  "reasoning" passes as it is; "thinking" with an "effort"
+ * becomes one.
  *
  * The reply: typed events (response.output_text.delta, function call
  * arguments in deltas and whole at .done, output items, and a terminal
@@ -30,10 +31,29 @@ struct resp {
 	struct oxi_llm_reply r;	/* the reply */
 };
 
+/* an input_image or input_file item of our attachment part */
+static jv
+attachment(const struct oxi_llm_att *a)
+{
+	jv o = jv_object_set(jv_object(), jv_string("type"),
+	    jv_string(a->file ? "input_file" : "input_image"));
+
+	if (!a->file)
+		return jv_object_set(o, jv_string("image_url"),
+		    oxi_llm_att_url(a));
+	if (!a->data)
+		return jv_object_set(o, jv_string("file_url"),
+		    jv_string(a->url));
+	o = jv_object_set(o, jv_string("filename"), jv_string(a->name ?
+	    a->name : "file.pdf"));
+	return jv_object_set(o, jv_string("file_data"), oxi_llm_att_url(a));
+}
+
 /* content (consumed) as a string, or parts of type kind */
 static jv
 content(jv c, const char *kind)
 {
+	struct oxi_llm_att a;
 	jv out, p, t, v;
 	int i, n;
 
@@ -48,6 +68,11 @@ content(jv c, const char *kind)
 	n = jv_array_length(jv_copy(c));
 	for (i = 0; i < n; i++) {
 		p = jv_array_get(jv_copy(c), i);
+		if (oxi_llm_att(p, &a)) {
+			out = jv_array_append(out, attachment(&a));
+			jv_free(p);
+			continue;
+		}
 		t = oxi_jget(p, "type");
 		v = oxi_jget(p, "text");
 		if (oxi_jis(p, JV_KIND_STRING)) {
