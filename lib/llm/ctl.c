@@ -59,6 +59,7 @@ struct call {
 	int probe;			/* that attempt probes a breaker */
 	int net;			/* an attempt was sent */
 	int ndelta;			/* deltas passed on */
+	int cancelled;			/* llm.cancel: ends without a word */
 	long long t0;			/* monotonic ms at the start */
 	long long due;			/* next attempt at, or 0 */
 	jv last;			/* the last error, or invalid */
@@ -247,7 +248,10 @@ finish(struct oxi_llmctl *c, struct call *k, jv rec)
 	if (c->recfd >= 0 && k->net)
 		record(c, k, rec);
 	unlink_call(c, k);
-	c->cfg.done(c->cfg.arg, k->id, rec);
+	if (k->cancelled)
+		jv_free(rec);
+	else
+		c->cfg.done(c->cfg.arg, k->id, rec);
 	jv_free(k->req);
 	jv_free(k->last);
 	free(k->id);
@@ -381,6 +385,10 @@ ondone(void *arg, const char *id, jv rec)
 
 	(void)id;
 	k->inflight = 0;
+	if (k->cancelled) {
+		finish(c, k, rec);
+		return;
+	}
 	if (strcmp(oxi_msg_type_peek(rec), "error") != 0) {
 		oxi_breaker_note(b, 1, c->cfg.brk_max, c->cfg.brk_ms, now);
 		finish(c, k, rec);
@@ -456,6 +464,22 @@ oxi_llmctl_tick(struct oxi_llmctl *c)
 		if (attempt(c, k, &err) != OXI_LLM_STARTED)
 			finish(c, k, err);
 	}
+}
+
+int
+oxi_llmctl_cancel(struct oxi_llmctl *c, const char *id)
+{
+	struct call *k;
+
+	for (k = c->head; k && strcmp(k->id, id); k = k->next)
+		;
+	if (!k)
+		return 0;
+	k->cancelled = 1;
+	oxi_debug("request %s: cancelled", id);
+	if (!k->inflight)
+		finish(c, k, jv_null());
+	return 1;
 }
 
 void
@@ -560,6 +584,7 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
 	k->cfg.delta = ondelta;
 	k->cfg.done = ondone;
 	k->cfg.arg = k;
+	k->cfg.stop = &k->cancelled;
 	r = attempt(c, k, err);
 	if (r != OXI_LLM_STARTED) {
 		jv_free(k->req);

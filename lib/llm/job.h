@@ -20,6 +20,8 @@ struct oxi_llm_cfg {
 	oxi_llm_delta_fn delta;	/* may be NULL */
 	oxi_llm_done_fn done;	/* required */
 	void *arg;		/* for both */
+	const int *stop;	/* non-NULL and set: the transfer stops at
+				 * the next poll (done still comes) */
 };
 /*
  * Starts the llm.request rec (borrowed).  Returns OXI_LLM_STARTED, or

@@ -128,6 +128,9 @@ int oxi_llmctl_timeout(const struct oxi_llmctl *);
 void oxi_llmctl_tick(struct oxi_llmctl *);
 /* SIGTERM: no more attempts; calls waiting end with their last error */
 void oxi_llmctl_drain(struct oxi_llmctl *);
+/* llm.cancel of request id: it ends without a record (a transfer in
+ * flight stops at the next poll); 1, or 0 if no such request is ours */
+int oxi_llmctl_cancel(struct oxi_llmctl *, const char *id);
 /* opens a connection to the base URL of each model of the chain (GET
  * .../models); the number of warm-up transfers running */
 int oxi_llmctl_warm(struct oxi_llmctl *, const char *models);

@@ -255,6 +255,8 @@ ondata(void *arg, const char *p, size_t n)
 {
 	struct job *j = arg;
 
+	if (j->q.cfg->stop && *j->q.cfg->stop)
+		return 1;
 	if (j->pt)
 		return oxi_ptools_feed(j->pt, p, n) < 0;
 	return j->d->feed(j->rd, p, n) < 0;
@@ -429,6 +431,7 @@ oxi_llm_start(struct oxi_http_loop *loop, const struct oxi_llm_cfg *cfg,
 	memset(&req, 0, sizeof req);
 	req.url = url.s;
 	req.data = ondata;
+	req.stop = j->q.cfg->stop;
 	req.done = ondone;
 	req.arg = j;
 	if ((n = oxi_llm_job_post(&j->q, loop, &t, stream ? d->accept :

@@ -2,7 +2,8 @@
  * serve.c - oxi-llm's record mode (-j): llm.request and embed.request
  * records read from stdin are started at once, several at a time, and
  * answered on stdout as they end (an llm.delta per text fragment, then
- * one llm.response, embed.response or error); other records pass
+ * one llm.response, embed.response or error); an llm.cancel of one of
+ * ours ends that request without another word; other records pass
  * through byte for byte.  On SIGTERM no more is read or retried, and
  * the requests in flight finish.
  */
@@ -61,6 +62,11 @@ request(struct serve *s, jv rec)
 	int r;
 	jv err;
 
+	if (strcmp(type, "llm.cancel") == 0 && oxi_msg_peek(rec, "ref") &&
+	    oxi_llmctl_cancel(s->ctl, oxi_msg_peek(rec, "ref"))) {
+		jv_free(rec);
+		return;
+	}
 	if (strcmp(type, "llm.request") != 0 &&
 	    strcmp(type, "embed.request") != 0) {
 		oxi_nd_pass(&s->in);

@@ -44,6 +44,7 @@ struct oxi_http {
 	size_t max;			/* body cap */
 	size_t got;			/* body bytes so far */
 	int aborted;			/* the data callback said stop */
+	const int *stop;		/* the caller's stop flag, or NULL */
 	int big;			/* the body went over max */
 	curl_off_t ul;			/* bytes sent so far */
 	struct oxi_http_res res;	/* filled as it goes */
@@ -258,6 +259,7 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 	t->data = req->data;
 	t->done = req->done;
 	t->arg = req->arg;
+	t->stop = req->stop;
 	t->idle_ms = req->idle_ms > 0 ? req->idle_ms : HTTP_IDLE_MS;
 	t->max = req->max > 0 ? req->max : HTTP_MAX;
 	t->res.retry_after = -1;
@@ -389,6 +391,16 @@ oxi_http_poll(struct oxi_http_loop *l, struct pollfd *fds, int nfds,
 
 	if (nfds > HTTP_MAXFDS)
 		nfds = HTTP_MAXFDS;
+	/* what the caller stopped ends first, without waiting for bytes */
+	for (t = l->head; t; t = next) {
+		next = t->next;
+		if (t->stop && *t->stop) {
+			t->aborted = 1;
+			classify(t, CURLE_OK);
+			finish(t);
+			timeout = 0;
+		}
+	}
 	for (i = 0; i < nfds; i++) {
 		w[i].fd = fds[i].fd;
 		w[i].events = fds[i].events;

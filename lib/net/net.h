@@ -73,6 +73,8 @@ struct oxi_http_req {
 	oxi_http_data_fn data;	/* body bytes, or NULL to drop them */
 	oxi_http_done_fn done;	/* the end, or NULL */
 	void *arg;		/* for both */
+	const int *stop;	/* non-NULL and set: the transfer ends, as
+				 * OXI_HTTP_ABORT, at the next poll */
 };
 /* a new loop (libcurl is initialised on first use); NULL on failure */
 struct oxi_http_loop *oxi_http_loop_new(void);
