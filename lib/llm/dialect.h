@@ -204,7 +204,7 @@ jv oxi_llm_params(jv v);
  * the request; an invalid jv with a message if t has no name
  */
 jv oxi_llm_tool_head(jv o, jv t, int i);
-/* ask.c: the thinking budget of a request's "thinking" (borrowed) that
+/* human.c: the thinking budget of a request's "thinking" (borrowed) that
  * names an "effort": none 0, minimal 1024, low 2048, medium 8192, high
  * 24576; else -1 */
 int oxi_llm_effort(jv thinking);

@@ -257,7 +257,7 @@ void oxi_llm_log_text(struct oxi_buf *, jv e);
  * rec (consumed), an entry or an llm.response */
 void oxi_llm_usage_text(struct oxi_buf *, jv rec);
 
-/* ask.c: the human mode's pieces */
+/* human.c: the human mode's pieces */
 /* dir/name in buf[len], or NULL if dir is NULL (no such directory) */
 const char *oxi_llm_path(char *buf, size_t len, const char *dir,
     const char *name);

@@ -1,5 +1,5 @@
 /*
- * ask.c - the pieces of oxi-llm's human mode: the -o options as fields
+ * human.c - the pieces of oxi-llm's human mode: the -o options as fields
  * of an llm.request, the messages of a logged conversation, the user
  * message with its attachments, the default model kept in the
  * configuration directory, and the fenced code block of a reply (-x);
