@@ -2,11 +2,13 @@
 # oxi-tool trust: plugins and MCP servers run only when pinned.  An
 # untrusted plugin or server is left out with one warning saying how to
 # trust it; a trusted plugin whose file changes, or a server whose command
-# or configuration changes, is refused; the trust file is 0600 and one
-# that others may write trusts nothing; an unknown name exits 100.
+# or configuration changes, is refused, at load and at every later start
+# (a plugin's call, a server's restart) with a result saying how to trust
+# it again; the trust file is 0600 and one that others may write trusts
+# nothing; an unknown name exits 100.
 cd "${0%/*}" && . ./lib.sh
 
-plan 17
+plan 23
 
 WS=$TMP/ws
 D=$TMP/tools
@@ -14,13 +16,54 @@ mkdir -p "$WS" "$D" "$TMP/srv"
 cp "$TESTS/plugins/upper" "$D/upper"
 cp "$TESTS/fake/mcp-stdio.py" "$TMP/srv/fake-server"
 chmod 755 "$D/upper" "$TMP/srv/fake-server"
-cfg() {	# cfg ENV: one server "fake" run from its own copy
+cfg() {	# cfg ENV [ARGS]: one server "fake" run from its own copy
 	cat >"$TMP/mcp.json" <<EOF2
-{"servers":{"fake":{"command":"$TMP/srv/fake-server",
+{"servers":{"fake":{"command":"$TMP/srv/fake-server","args":[${2:-}],
  "env":{"ANSWER":"$1"},"sandbox":{"ro":["$TESTS/fake"]}}}}
 EOF2
 }
 cfg 42
+# session ARGS: an oxi-tool fed through a FIFO on fd 3, once it is ready
+# (plugins and servers loaded); call ID NAME ARGS sends a call, answers N
+# waits for N results, content N is the Nth, over ends the session
+session() {
+	rm -f "$TMP/fifo" "$TMP/ready"
+	mkfifo "$TMP/fifo"
+	oxi-tool -d 4 "$@" -w "$WS" <"$TMP/fifo" >"$TMP/out" \
+	    2>"$TMP/err2" 4>"$TMP/ready" &
+	pid=$!
+	_bgpids="$_bgpids $pid"
+	exec 3>"$TMP/fifo"
+	i=0
+	while [ ! -s "$TMP/ready" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+call() {
+	printf '{"type":"tool.call","id":"%s","name":"%s","args":%s}\n' \
+	    "$1" "$2" "$3" >&3
+}
+answers() {
+	i=0
+	while [ "$(wc -l <"$TMP/out")" -lt "$1" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+content() {
+	sed -n "$1p" "$TMP/out" | python3 -c 'import json, sys
+sys.stdout.write(json.load(sys.stdin)["content"])'
+}
+over() {
+	exec 3>&-
+	wait $pid
+}
+refused() {	# refused N TOOL KIND NAME: the Nth result refuses a start
+	[ "$(content "$1")" = "$2: refused: $3 '$4' changed since it was \
+trusted (or is no longer trusted): run 'oxi-tool trust $4'. Nothing was run." ] &&
+	    grep -q "$3 '$4' is not trusted (or changed since)" "$TMP/err2"
+}
 names() {
 	oxi-tool -P "$D" -M "$TMP/mcp.json" -w "$WS" -L 2>"$TMP/err" |
 		python3 -c 'import json, sys
@@ -46,26 +89,65 @@ check 'trusted: both are loaded, no warning' \
 	'grep -q "upper" "$TMP/names" && grep -q "fake__echo" "$TMP/names" &&
 	 ! grep -q "not trusted" "$TMP/err"'
 
-printf '{"type":"tool.call","id":"1","name":"upper","args":{"text":"a"}}\n' >"$TMP/in"
 echo '# changed' >>"$D/upper"
 names >"$TMP/names"
 check 'a plugin whose file changed is left out, with the warning' \
 	'! grep -q "upper" "$TMP/names" &&
 	 grep -q "plugin '\''upper'\'' is not trusted (or changed since)" "$TMP/err"'
+
+# each call of a plugin is a start: checked again
 oxi-tool -P "$D" trust upper 2>/dev/null
-mkfifo "$TMP/fifo"
-oxi-tool -d 4 -P "$D" -M "" -w "$WS" <"$TMP/fifo" >"$TMP/out" \
-    2>"$TMP/err2" 4>"$TMP/ready" &
-pid=$!
-exec 3>"$TMP/fifo"
-i=0	# until it is ready: the plugins are loaded
-while [ ! -s "$TMP/ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+session -P "$D" -M ""
 echo '# changed again' >>"$D/upper"
-cat "$TMP/in" >&3
-exec 3>&-
-wait $pid
-check 'a plugin changed after the start is refused at the call' \
-	'grep -q "refused: plugin '\''upper'\'' changed since it was trusted" "$TMP/out"'
+call 1 upper '{"text":"a"}'
+answers 1
+check 'a plugin changed after the start is refused at its call, saying how to trust it again' \
+	'refused 1 upper plugin upper'
+oxi-tool -P "$D" trust upper 2>/dev/null
+call 2 upper '{"text":"b"}'
+answers 2
+over
+check 'trusted again, its next call runs, in the same oxi-tool' \
+	'[ "$(content 2)" = B ]'
+
+# each restart of a server is a start: checked again
+cfg 42 "\"--crash-after\",\"2\",\"--log\",\"$WS/srv.log\""
+oxi-tool -M "$TMP/mcp.json" trust fake 2>/dev/null
+session -P "" -M "$TMP/mcp.json"
+echo '# changed' >>"$TMP/srv/fake-server"
+call 1 fake__env '{"name":"ANSWER"}'
+call 2 fake__echo '{"text":"crash"}'
+call 3 fake__env '{"name":"ANSWER"}'
+answers 3
+check 'a server started before its command changed runs until it exits' \
+	'[ "$(content 1)" = 42 ] &&
+	 content 2 | grep -q "exited during the call (status 3)"'
+check 'its restart is refused, saying how to trust it again' \
+	'refused 3 fake__env "mcp server" fake'
+oxi-tool -M "$TMP/mcp.json" trust fake 2>/dev/null
+call 4 fake__env '{"name":"ANSWER"}'
+answers 4
+over
+check 'trusted again, it is started again at its next call' \
+	'[ "$(content 4)" = 42 ]'
+check 'the refused start ran nothing: two starts in all' \
+	'[ "$(grep -c "\"server/discover\"" "$WS/srv.log")" = 2 ]'
+
+cfg 42 '"--crash-after","1"'
+oxi-tool -M "$TMP/mcp.json" trust fake 2>/dev/null
+session -P "" -M "$TMP/mcp.json"
+cfg 43 '"--crash-after","1"'
+call 1 fake__echo '{"text":"crash"}'
+call 2 fake__env '{"name":"ANSWER"}'
+answers 2
+over
+refused="fake__env: refused: the configuration of mcp server 'fake' \
+changed since oxi-tool started: run 'oxi-tool trust fake' and start \
+oxi-tool again. Nothing was run."
+check 'a server whose configuration changed after the start is refused at its restart' \
+	'content 1 | grep -q "exited during the call" &&
+	 [ "$(content 2)" = "$refused" ] &&
+	 grep -q "mcp server '\''fake'\'': its configuration changed since the start" "$TMP/err2"'
 
 cfg 43
 names >"$TMP/names"

@@ -26,7 +26,10 @@
  * that does not answer in time is stopped; one that exits is reaped;
  * either way the call gets an error result and the server is started
  * again on its next call: at once the first time, then after 1, 2, 4 ...
- * 60 s while it keeps failing.
+ * 60 s while it keeps failing.  Every start is checked as the first was:
+ * its entry in the configuration file must still be the one loaded, and
+ * its command and that entry still pinned (trust.c); if not, the call is
+ * refused and nothing runs.
  *
  * This file is the client: the revision agreement, tools/list, the tool
  * source and the configuration.  The JSON-RPC transport to one server
@@ -71,6 +74,7 @@ static size_t nsrvs;
 static struct mtool *tools;
 static size_t ntools;
 static char *mcpwsdir;
+static char *mcppath;		/* the configuration file loaded */
 
 static void
 sanitise(char *s)
@@ -455,6 +459,24 @@ failed(struct server *s)
 	s->retry = oxi_clock_ms() + ms;
 }
 
+/*
+ * Before a restart: 0 if s may start, its entry in the configuration
+ * file still the one loaded and pinned; else -1, the refusal in c.
+ */
+static int
+pinned(struct server *s, struct oxi_tool_call *c)
+{
+	if (!jv_equal(oxi_mcp_entry(mcppath, s->key), jv_copy(s->ent))) {
+		oxi_warn("mcp server '%s': its configuration changed since "
+		    "the start, not started again", s->key);
+		return oxi_tool_fail(c, "refused: the configuration of mcp "
+		    "server '%s' changed since oxi-tool started: run "
+		    "'oxi-tool trust %s' and start oxi-tool again. Nothing "
+		    "was run.", s->key, s->key);
+	}
+	return oxi_trust_start(c, "mcp", s->key, NULL, jv_copy(s->ent));
+}
+
 static int
 mrun(void *arg, struct oxi_tool_call *c)
 {
@@ -479,6 +501,8 @@ mrun(void *arg, struct oxi_tool_call *c)
 			return oxi_tool_fail(c, "MCP server '%s' is "
 			    "down; it restarts in %lld s", s->name,
 			    (s->retry - now + 999) / 1000);
+		if (pinned(s, c) < 0)
+			return -1;
 		oxi_debug("mcp '%s': starting again", s->name);
 		if (start(s, why, sizeof why) < 0) {
 			failed(s);
@@ -763,6 +787,8 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 		    strerror(errno));
 		goto bad;
 	}
+	free(mcppath);
+	mcppath = xstrdup(path);	/* read again at each restart */
 	cfg = oxi_json_parse(b.s ? b.s : "", b.len);
 	oxi_buf_free(&b);
 	if (jv_get_kind(cfg) != JV_KIND_OBJECT) {
@@ -811,16 +837,20 @@ oxi_mcp_load(const char *path, const char *wsdir, char *why, size_t len)
 			if (strcmp(srvs[i].name, srvs[nsrvs].name) == 0) {
 				snprintf(why, len, "'%s': two servers named "
 				    "'%s'", path, srvs[i].name);
+				jv_free(ent);
 				jv_free(k);
 				jv_free(list);
 				goto bad;
 			}
 		/* a valid entry runs only if pinned */
-		if (!oxi_trust_ok("mcp", key, NULL, ent)) {
+		if (!oxi_trust_ok("mcp", key, NULL, jv_copy(ent))) {
+			jv_free(ent);
 			unconfig(&srvs[nsrvs]);
 			jv_free(k);
 			continue;
 		}
+		srvs[nsrvs].key = xstrdup(key);
+		srvs[nsrvs].ent = ent;
 		srvs[nsrvs].taint = xmalloc(strlen(srvs[nsrvs].name) + 5);
 		sprintf(srvs[nsrvs].taint, "mcp:%s", srvs[nsrvs].name);
 		nsrvs++;

@@ -17,6 +17,8 @@ enum { RQ_OK, RQ_TIMEOUT, RQ_DEAD };
 
 struct server {
 	char *name;		/* sanitised name from the configuration */
+	char *key;		/* the name as written there, and pinned */
+	jv ent;			/* its configuration entry, as loaded */
 	char *taint;		/* "mcp:NAME" */
 	char **argv;		/* command and args */
 	jv env;			/* its "env", an object or null */

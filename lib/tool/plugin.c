@@ -8,7 +8,8 @@
  * line of JSON on its stdin and its stdout is the result, an error
  * result when it exits non-zero.  Every run is a child in the sandbox
  * (child.c), in its own session and process group, with the workspace
- * as its directory, under a timeout that kills the whole group.
+ * as its directory, under a timeout that kills the whole group, and
+ * only while its file is the one pinned (trust.c), checked at each call.
  */
 #define _GNU_SOURCE
 
@@ -300,10 +301,9 @@ prun(void *arg, struct oxi_tool_call *c)
 	(void)arg;
 	if (jv_get_kind(c->args) != JV_KIND_OBJECT)
 		return oxi_tool_fail(c, "arguments must be a JSON object");
-	/* pinned at load, and still the same file */
-	if (!oxi_trust_ok("plugin", p->name, p->path, jv_null()))
-		return oxi_tool_fail(c, "refused: plugin '%s' changed since "
-		    "it was trusted. Nothing was run.", p->name);
+	/* pinned at load, and still: each call is a new start */
+	if (oxi_trust_start(c, "plugin", p->name, p->path, jv_null()) < 0)
+		return -1;
 	cfg.net = p->net;
 	s = jv_dump_string(jv_copy(c->args), 0);
 	s = jv_string_append_str(s, "\n");

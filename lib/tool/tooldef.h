@@ -251,6 +251,11 @@ void oxi_sh_free(struct oxi_sh *);
  * consumed; jv_null() for a plugin), else 0 with one warning */
 int oxi_trust_ok(const char *kind, const char *name, const char *file,
     jv entry);
+/* oxi_trust_ok again at a later start (a plugin's call, a server's
+ * restart): 0, or -1 with the refusal, saying how to trust again, as c's
+ * error result */
+int oxi_trust_start(struct oxi_tool_call *c, const char *kind,
+    const char *name, const char *file, jv entry);
 
 /* protect.c: paths no tool writes (configuration, state, stores, ~/.ssh,
  * start-up files), resolved; NULL-terminated, static */
