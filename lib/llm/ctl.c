@@ -45,7 +45,9 @@ struct brk {
 struct call {
 	struct oxi_llmctl *ctl;		/* owner */
 	struct call *prev, *next;	/* the owner's list */
-	jv req;				/* the request, "model" per attempt */
+	char *reqs;			/* the request, compact: its parsed
+					 * tree is many times its size, and a
+					 * thousand wait at once */
 	char *id;			/* its id */
 	char *session;			/* its "session", or NULL */
 	char *chain;			/* the model chain as asked */
@@ -149,7 +151,7 @@ oxi_llmctl_free(struct oxi_llmctl *c)
 		struct call *k = c->head;
 
 		c->head = k->next;
-		jv_free(k->req);
+		free(k->reqs);
 		jv_free(k->last);
 		free(k->id);
 		free(k->session);
@@ -215,8 +217,8 @@ record(struct oxi_llmctl *c, struct call *k, jv fin)
 	struct oxi_buf b = OXI_BUF_INIT;
 	jv req, s;
 
-	req = jv_object_set(jv_copy(k->req), jv_string("model"),
-	    jv_string(k->chain));
+	req = jv_object_set(oxi_json_parse(k->reqs, strlen(k->reqs)),
+	    jv_string("model"), jv_string(k->chain));
 	s = jv_dump_string(req, 0);
 	oxi_buf_cats(&b, jv_string_value(s));
 	oxi_buf_putc(&b, '\n');
@@ -252,7 +254,7 @@ finish(struct oxi_llmctl *c, struct call *k, jv rec)
 		jv_free(rec);
 	else
 		c->cfg.done(c->cfg.arg, k->id, rec);
-	jv_free(k->req);
+	free(k->reqs);
 	jv_free(k->last);
 	free(k->id);
 	free(k->session);
@@ -325,7 +327,7 @@ attempt(struct oxi_llmctl *c, struct call *k, jv *err)
 	struct oxi_breaker *b;
 	const char *model;
 	int r, allow;
-	jv e;
+	jv e, req;
 
 	for (; k->cur < k->nmodels; k->cur++, k->tries = 0) {
 		model = k->models[k->cur];
@@ -338,11 +340,12 @@ attempt(struct oxi_llmctl *c, struct call *k, jv *err)
 			setlast(k, circuit(k, model, b));
 			continue;
 		}
-		k->req = jv_object_set(k->req, jv_string("model"),
-		    jv_string(model));
+		req = jv_object_set(oxi_json_parse(k->reqs,
+		    strlen(k->reqs)), jv_string("model"), jv_string(model));
 		k->cfg.model = NULL;
 		r = (k->embed ? oxi_embed_start : oxi_llm_start)(c->loop,
-		    &k->cfg, k->req, &e);
+		    &k->cfg, req, &e);
+		jv_free(req);
 		if (r == OXI_LLM_STARTED) {
 			k->inflight = 1;
 			k->probe = allow == 2;
@@ -531,7 +534,7 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
 	char key[OXI_REPLAY_KEYLEN + 1];
 	struct call *k;
 	int embed = strcmp(type, "embed.request") == 0, r;
-	jv e, recs;
+	jv e, recs, s;
 
 	id = oxi_msg_peek(rec, "id");
 	if (embed ? oxi_embed_check(rec, &why) < 0 :
@@ -569,7 +572,9 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
 
 	k = xcalloc(1, sizeof *k);
 	k->ctl = c;
-	k->req = jv_copy(rec);
+	s = jv_dump_string(jv_copy(rec), 0);
+	k->reqs = xstrdup(jv_string_value(s));
+	jv_free(s);
 	k->id = xstrdup(id);
 	k->session = oxi_msg_peek(rec, "session") ?
 	    xstrdup(oxi_msg_peek(rec, "session")) : NULL;
@@ -587,7 +592,7 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
 	k->cfg.stop = &k->cancelled;
 	r = attempt(c, k, err);
 	if (r != OXI_LLM_STARTED) {
-		jv_free(k->req);
+		free(k->reqs);
 		jv_free(k->last);
 		free(k->id);
 		free(k->session);

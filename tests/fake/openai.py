@@ -4,7 +4,7 @@
 usage: python3 tests/fake/openai.py --port-file FILE [--log FILE]
            [--replay FILE] [--status CODE] [--hang] [--truncate]
            [--fail-times N] [--retry-after S] [--access-log FILE]
-           [--chunk-sizes 1,2,3,5,7,11]
+           [--chunk-sizes 1,2,3,5,7,11] [--delay S]
 
 Listens on 127.0.0.1 (a free port, written to --port-file once listening),
 HTTP/1.1 with keep-alive, one thread per connection, TCP_NODELAY.
@@ -39,6 +39,8 @@ none).  --access-log appends "TIME CONN METHOD PATH" for every request:
 the Unix time in seconds with a fraction, when the request arrived, and
 the number of the TCP connection it came on (1, 2, ... in order of
 accept), so tests can see retries' spacing and connection reuse.
+--delay S waits S seconds (a fraction allowed) before answering, as a
+slow model does (make bench: a thousand chats at once).
 """
 import argparse
 import json
@@ -243,6 +245,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(400, {"error": {"message": "bad JSON body",
                                            "type": "invalid_request_error"}})
             return
+        if ARGS.delay:
+            time.sleep(ARGS.delay)
         if req.get("stream") is False and not replay and not hang:
             self.send_json(200, completion(req))
             return
@@ -284,13 +288,14 @@ def main():
     ap.add_argument("--fail-times", type=int)
     ap.add_argument("--retry-after", default="1")
     ap.add_argument("--access-log")
+    ap.add_argument("--delay", type=float, default=0)
     ap.add_argument("--chunk-sizes", default="1,2,3,5,7,11,13",
                     type=lambda s: [int(x) for x in s.split(",") if x])
     ARGS = ap.parse_args()
     if not ARGS.chunk_sizes or min(ARGS.chunk_sizes) < 1:
         ap.error("--chunk-sizes needs positive sizes")
     ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.request_queue_size = 256  # many clients at once
+    ThreadingHTTPServer.request_queue_size = 4096  # many clients at once
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     tmp = ARGS.port_file + ".tmp"
     with open(tmp, "w") as f:
