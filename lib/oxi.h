@@ -139,7 +139,7 @@ extern volatile sig_atomic_t oxi_sig_term;	/* SIGTERM or SIGINT seen */
 extern volatile sig_atomic_t oxi_sig_hup;	/* SIGHUP seen */
 extern volatile sig_atomic_t oxi_sig_chld;	/* SIGCHLD seen */
 enum {
-	OXI_SIG_TERM = 1,	/* catch SIGTERM and SIGINT */
+	OXI_SIG_TERM = 1,	/* catch SIGTERM, and SIGINT if not ignored */
 	OXI_SIG_HUP = 2,	/* catch SIGHUP */
 	OXI_SIG_CHLD = 4,	/* catch SIGCHLD */
 	OXI_SIG_NOPIPE = 8	/* ignore SIGPIPE: EPIPE instead */
