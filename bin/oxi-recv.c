@@ -1,15 +1,21 @@
 /*
  * oxi-recv - receive chat messages from a channel as msg.in records
  *
- * oxi-recv [-v] [-d fd] [-l maxline] [-c chat] [-u user] channel
+ * oxi-recv [-v] [-d fd] [-l maxline] [-c chat] [-t thread] [-u user]
+ *     [-m text] [-r fd] channel
  *
  * Runs the receiver of one channel (only "cli", the terminal, for now)
  * and writes one msg.in record per incoming message to stdout, flushed
- * per record.  cli: each non-blank line of stdin is a message; CR before
- * the newline is dropped; lines over maxline bytes (or whose record would
- * be) are warned about and dead-lettered.  When stdin and stderr are
- * terminals a one-line hint and a first prompt go to stderr.
- * fds: 0 messages in, 1 records out, 2 diagnostics, -d readiness.
+ * per record; -m text is sent first.  cli: on a terminal, a small line
+ * editor: Enter sends, a bracketed paste or the lines between two lines
+ * of """ are one message, Ctrl-C stops the reply in flight (a msg.in
+ * "/stop") or, at an idle prompt and pressed twice, leaves; the sender's
+ * receipts read on -r say what is in flight.  Otherwise each non-blank
+ * line of stdin is a message, """ as on a terminal; CR before the
+ * newline is dropped; lines and messages over maxline bytes (or whose
+ * record would be) are warned about and dead-lettered.
+ * fds: 0 messages in, 1 records out, 2 diagnostics and, on a terminal,
+ * the echo, -r receipts in, -d readiness.
  * signals: SIGTERM/SIGINT: finish the line in hand, exit.
  * exit: 0 end of input or SIGTERM, 1 some lines were rejected, 100 usage
  * or unknown channel, 111 I/O error.
@@ -19,7 +25,8 @@
 #include "oxi.h"
 #include "channel/channel.h"
 
-#define USAGE "oxi-recv [-v] [-d fd] [-l maxline] [-c chat] [-u user] channel"
+#define USAGE "oxi-recv [-v] [-d fd] [-l maxline] [-c chat] [-t thread] " \
+	"[-u user] [-m text] [-r fd] channel"
 
 int
 main(int argc, char *argv[])
@@ -30,12 +37,10 @@ main(int argc, char *argv[])
 	oxi_prog = "oxi-recv";
 	oxi_std_opts(argc, argv, USAGE);
 	oxi_chan_opts_init(&o);
-	while ((c = getopt(argc, argv, "c:d:l:u:v")) != -1)
+	while ((c = getopt(argc, argv, "c:d:l:m:r:t:u:v")) != -1)
 		switch (c) {
 		case 'c':
-			if (*optarg == '\0')
-				oxi_die(OXI_EX_USAGE, "empty chat id");
-			o.chat = optarg;
+			o.chat = oxi_chan_namearg(optarg, "chat id");
 			break;
 		case 'd':
 			o.notif = oxi_fdarg(optarg);
@@ -43,10 +48,17 @@ main(int argc, char *argv[])
 		case 'l':
 			o.max = oxi_sizearg(optarg, "maxline");
 			break;
+		case 'm':
+			o.first = oxi_chan_namearg(optarg, "message");
+			break;
+		case 'r':
+			o.rcptfd = oxi_chan_fdarg(optarg, "receipt");
+			break;
+		case 't':
+			o.thread = oxi_chan_namearg(optarg, "thread id");
+			break;
 		case 'u':
-			if (*optarg == '\0')
-				oxi_die(OXI_EX_USAGE, "empty user name");
-			o.user = optarg;
+			o.user = oxi_chan_namearg(optarg, "user name");
 			break;
 		case 'v':
 			oxi_verbose++;

@@ -1,7 +1,7 @@
 /*
  * oxi-send - deliver replies to a channel
  *
- * oxi-send [-Dv] [-d fd] [-l maxline] [-r fd] channel
+ * oxi-send [-Dv] [-d fd] [-e fd] [-l maxline] [-r fd] channel
  *
  * Runs the sender of one channel (only "cli", the terminal, for now).
  * Reads records on stdin: msg.out, msg.draft, typing, error and
@@ -10,20 +10,22 @@
  * printed to stdout with a newline; drafts grow in place when stdout is
  * a terminal or with -D, and are ignored otherwise; error records give a
  * warning on stderr; control characters never reach the terminal raw.
- * With -r fd, one receipt record per msg.out goes to fd.
+ * With -r fd, one receipt record per msg.out, and per error shown, goes
+ * to fd.  With -e fd, lines read on fd (the other stages' diagnostics)
+ * go to stderr on lines of their own, the prompt drawn again after them.
  * fds: 0 records in, 1 the rendered text, 2 diagnostics, -r receipts,
- * -d readiness.
+ * -e diagnostics in, -d readiness.
  * signals: SIGTERM/SIGINT: finish the records already read, exit.
- * exit: 0 end of input or SIGTERM, 1 some records were rejected, 100
- * usage or unknown channel, 111 I/O error.
+ * exit: 0 end of input or SIGTERM, 1 some records were rejected or
+ * errors were shown and no reply, 100 usage or unknown channel, 111 I/O
+ * error.
  */
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "oxi.h"
 #include "channel/channel.h"
 
-#define USAGE "oxi-send [-Dv] [-d fd] [-l maxline] [-r fd] channel"
+#define USAGE "oxi-send [-Dv] [-d fd] [-e fd] [-l maxline] [-r fd] channel"
 
 int
 main(int argc, char *argv[])
@@ -34,7 +36,7 @@ main(int argc, char *argv[])
 	oxi_prog = "oxi-send";
 	oxi_std_opts(argc, argv, USAGE);
 	oxi_chan_opts_init(&o);
-	while ((c = getopt(argc, argv, "Dd:l:r:v")) != -1)
+	while ((c = getopt(argc, argv, "Dd:e:l:r:v")) != -1)
 		switch (c) {
 		case 'D':
 			o.drafts = 1;
@@ -42,14 +44,14 @@ main(int argc, char *argv[])
 		case 'd':
 			o.notif = oxi_fdarg(optarg);
 			break;
+		case 'e':
+			o.errfd = oxi_chan_fdarg(optarg, "diagnostics");
+			break;
 		case 'l':
 			o.max = oxi_sizearg(optarg, "maxline");
 			break;
 		case 'r':
-			o.rcptfd = oxi_fdarg(optarg);
-			if (fcntl(o.rcptfd, F_GETFD) < 0)
-				oxi_die(OXI_EX_USAGE,
-				    "receipt fd %d is not open", o.rcptfd);
+			o.rcptfd = oxi_chan_fdarg(optarg, "receipt");
 			break;
 		case 'v':
 			oxi_verbose++;

@@ -139,7 +139,7 @@ extern volatile sig_atomic_t oxi_sig_term;	/* SIGTERM or SIGINT seen */
 extern volatile sig_atomic_t oxi_sig_hup;	/* SIGHUP seen */
 extern volatile sig_atomic_t oxi_sig_chld;	/* SIGCHLD seen */
 enum {
-	OXI_SIG_TERM = 1,	/* catch SIGTERM and SIGINT */
+	OXI_SIG_TERM = 1,	/* catch SIGTERM, and SIGINT if not ignored */
 	OXI_SIG_HUP = 2,	/* catch SIGHUP */
 	OXI_SIG_CHLD = 4,	/* catch SIGCHLD */
 	OXI_SIG_NOPIPE = 8	/* ignore SIGPIPE: EPIPE instead */
@@ -248,12 +248,12 @@ jv oxi_msg_idstr(jv v);
  * and "thread" of in (borrowed) that in has, for a record answering it */
 jv oxi_msg_reply(jv in, const char *type);
 /*
- * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,
- * "platform_id":pid,"ok":ok} to fd, with "error":error when error is
- * not NULL and pid null when NULL.  0 or -1 with errno.
+ * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,"in_reply_to":
+ * inreply,"platform_id":pid,"ok":ok} to fd, with "error":error when error
+ * is not NULL, and pid or inreply null when NULL.  0 or -1 with errno.
  */
 int oxi_msg_receipt(int fd, const char *channel, const char *ref,
-    const char *pid, int ok, const char *error);
+    const char *inreply, const char *pid, int ok, const char *error);
 
 /*
  * json.c: small accessors for JSON values.  The exception to the rule at

@@ -17,7 +17,7 @@ shape() {
 # --help, --version, usage errors
 check_exit '--help: exit 0' 0 'oxi-recv --help'
 check_grep '--help prints the usage on stdout' \
-	'^usage: oxi-recv \[-v\] \[-d fd\] \[-l maxline\] \[-c chat\] \[-u user\] channel$' "$TMP/.out"
+	'^usage: oxi-recv \[-v\] \[-d fd\] \[-l maxline\] \[-c chat\] \[-t thread\] \[-u user\] \[-m text\] \[-r fd\] channel$' "$TMP/.out"
 check_exit '--version: exit 0' 0 'oxi-recv --version'
 check_grep '--version prints the version' '^oxi-recv [0-9]' "$TMP/.out"
 if command -v mandoc >/dev/null 2>&1; then
@@ -140,28 +140,15 @@ check 'SIGTERM: exit 0 after the line in hand' \
 	'[ $rc = 0 ] && [ "$(jget "[\"text\"]" "$TMP/tout")" = first ] && [ ! -s "$TMP/terr" ]'
 
 # the hint, on a terminal only, never on stdout
-cat >"$TMP/ttyrun.py" <<'EOT'
-import os, pty, subprocess, sys
-m, s = pty.openpty()
-out = open(sys.argv[1], "wb")
-p = subprocess.Popen(sys.argv[2:], stdin=s, stdout=out, stderr=s)
-os.close(s)
-os.write(m, b"hello from a tty\n\x04")
-data = b""
-while True:
-	try:
-		chunk = os.read(m, 4096)
-	except OSError:
-		break
-	if not chunk:
-		break
-	data += chunk
-sys.stdout.buffer.write(data)
-sys.exit(p.wait())
+cat >"$TMP/keys" <<'EOT'
+wait "> "
+keys "hello from a tty\r"
+records 1
+keys "\x04"
 EOT
 check 'on a terminal: the hint and a prompt on stderr, exit 0' \
-	'with_timeout 20 python3 "$TMP/ttyrun.py" "$TMP/ttyout" oxi-recv cli >"$TMP/tty" &&
-	 grep -q "^oxi: type a message, Ctrl-D to quit" "$TMP/tty" && grep -q "^> " "$TMP/tty"'
+	'with_timeout 30 python3 ptykeys.py "$TMP/ttyout" "$TMP/tty" "$TMP/keys" oxi-recv cli &&
+	 grep -q "oxi: type a message (.*), Ctrl-C stops a reply, Ctrl-D to quit" "$TMP/tty" && grep -q "^> " "$TMP/tty"'
 check 'the typed line is a record; stdout holds nothing else' \
 	'[ "$(wc -l <"$TMP/ttyout")" = 1 ] && [ "$(jget "[\"text\"]" "$TMP/ttyout")" = "hello from a tty" ]'
 echo hi | oxi-recv cli >/dev/null 2>"$TMP/nohint"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-send cli: replies printed, drafts live, terminals kept safe
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 62
+plan 71
 
 unset OXI_MAXLINE
 export OXI_DEADLETTER="$TMP/dead.ndjson"
@@ -15,7 +15,7 @@ rec() {
 # --help, --version, usage errors
 check_exit '--help: exit 0' 0 'oxi-send --help'
 check_grep '--help prints the usage on stdout' \
-	'^usage: oxi-send \[-Dv\] \[-d fd\] \[-l maxline\] \[-r fd\] channel$' "$TMP/.out"
+	'^usage: oxi-send \[-Dv\] \[-d fd\] \[-e fd\] \[-l maxline\] \[-r fd\] channel$' "$TMP/.out"
 check_exit '--version: exit 0' 0 'oxi-send --version'
 check_grep '--version prints the version' '^oxi-send [0-9]' "$TMP/.out"
 if command -v mandoc >/dev/null 2>&1; then
@@ -144,7 +144,7 @@ check_same '...they are shown in caret notation' "$TMP/o7" "$TMP/e7"
 printf '%s\n' '{"v":1,"type":"error","ref":"m1","code":"llm_unavailable","message":"the model is \u001b[5mdown\nnow","retryable":true,"channel":"cli","chat":"alice"}' \
 	'{"v":1,"type":"error","ref":"m2","code":"llm_timeout","message":"no answer","retryable":true}' \
 	'{"v":1,"type":"error","code":"x","message":"for someone else","channel":"slack","chat":"C1"}' >"$TMP/errs"
-check_exit 'error records: exit 0' 0 'oxi-send cli <"$TMP/errs" >"$TMP/o8" 2>"$TMP/e8"'
+check_exit 'error records and no reply: exit 1' 1 'oxi-send cli <"$TMP/errs" >"$TMP/o8" 2>"$TMP/e8"'
 check_lines 'one stderr line each, for this channel or none' 2 "$TMP/e8"
 check_grep '...oxi-send: warning: <code>: <message>, on one line, cleaned' \
 	'^oxi-send: warning: llm_unavailable: the model is \^\[\[5mdown now$' "$TMP/e8"
@@ -189,6 +189,36 @@ check 'receipts: ref, channel, platform_id cli:<ULID>, ok' \
 	 [ "$(jget "[\"channel\"]" "$TMP/receipts" | sort -u)" = cli ] &&
 	 [ "$(jget "[\"platform_id\"]" "$TMP/receipts" | grep -c "^cli:[0-9A-Z]\{26\}$")" = 2 ] &&
 	 [ "$(jget "[\"platform_id\"]" "$TMP/receipts" | sort -u | wc -l)" = 2 ]'
+check 'receipts: in_reply_to, the message the reply answers' \
+	'[ "$(jget "[\"in_reply_to\"]" "$TMP/receipts" | sort -u)" = cli:X ]'
+{
+	rec msg.out r1 'one'
+	printf '%s\n' '{"v":1,"type":"error","ref":"cli:M2","code":"auth","message":"bad key","channel":"cli","chat":"alice"}'
+	printf '%s\n' '{"v":1,"type":"error","code":"x","message":"no ref"}'
+} >"$TMP/rce"
+oxi-send -r 3 cli <"$TMP/rce" >/dev/null 2>&1 3>"$TMP/receipts2"
+check 'an error shown with a ref gets a receipt: ref and in_reply_to its ref' \
+	'[ "$(jget "[\"ref\"]" "$TMP/receipts2" | tr "\n" " ")" = "r1 cli:M2 " ] &&
+	 [ "$(jget "[\"in_reply_to\"]" "$TMP/receipts2" | tr "\n" " ")" = "cli:X cli:M2 " ]'
+check 'a reply and an error: exit 0' \
+	'oxi-send cli <"$TMP/rce" >/dev/null 2>&1'
+{
+	sleep 0.5
+	rec msg.out r1 'one'
+	rec msg.out r2 'two'
+} | { oxi-send -r 3 cli 3>&1 >"$TMP/o11b" 2>"$TMP/e11b"; echo $? >"$TMP/rc11b"; } | true
+check 'the reader of receipts gone: the replies still shown, exit 0' \
+	'[ "$(cat "$TMP/rc11b")" = 0 ] && [ "$(cat "$TMP/o11b")" = "one
+two" ] && [ ! -s "$TMP/e11b" ]'
+
+# the other stages' diagnostics (-e)
+printf 'oxi-guard: warning: one\noxi-loop: warning: \033[2Jtwo\nno newline' >"$TMP/diag"
+rec msg.out r1 'hi' >"$TMP/dg"
+check_exit '-e: exit 0' 0 'oxi-send -e 4 cli <"$TMP/dg" 4<"$TMP/diag" >"$TMP/o14" 2>"$TMP/e14"'
+printf 'oxi-guard: warning: one\noxi-loop: warning: ^[[2Jtwo\nno newline\n' >"$TMP/e14.exp"
+check_same '...each line on stderr, cleaned, the last one too' "$TMP/e14" "$TMP/e14.exp"
+check '...the replies on stdout' '[ "$(cat "$TMP/o14")" = hi ]'
+check_exit '-e with a closed fd: exit 100' 100 'oxi-send -e 7 cli </dev/null'
 
 # malformed input: one stderr line, one dead letter, the rest flows
 {
@@ -284,7 +314,7 @@ EOT
 } >"$TMP/tty.in"
 check_exit 'on a terminal: exit 0' 0 \
 	'with_timeout 20 python3 "$TMP/ttyrun.py" "$TMP/tty.in" "$TMP/tty.out" "$TMP/tty.err" oxi-send cli'
-printf 'Hello world\n> \r\033[Koxi: error: no answer\n> \r\033[KBye ^[[2J\n> \r\033[K' >"$TMP/tty.exp"
+printf '\r\033[KHello world\n> \r\033[Koxi: error: no answer\n> \r\033[KBye ^[[2J\n> \r\033[K' >"$TMP/tty.exp"
 check_same '...drafts live, a prompt after each reply, erased before the next' \
 	"$TMP/tty.out" "$TMP/tty.exp"
 {
@@ -293,12 +323,20 @@ check_same '...drafts live, a prompt after each reply, erased before the next' \
 	rec msg.out r1 'Let me look\n\nFound it'
 } >"$TMP/tty3.in"
 with_timeout 20 python3 "$TMP/ttyrun.py" "$TMP/tty3.in" "$TMP/tty3.out" "$TMP/tty3.err" oxi-send cli
-printf 'Let me look\n\033[2mread_file notes.txt\033[0m\r\033[K\nFound it\n> \r\033[K' >"$TMP/tty3.exp"
+printf '\r\033[KLet me look\n\033[2mread_file notes.txt\033[0m\r\033[K\nFound it\n> \r\033[K' >"$TMP/tty3.exp"
 check_same 'on a terminal: a status line is dim and the reply replaces it' \
 	"$TMP/tty3.out" "$TMP/tty3.exp"
 check_grep '...the error on stderr too' '^oxi-send: warning: llm_timeout: no answer$' "$TMP/tty.err"
 with_timeout 20 python3 "$TMP/ttyrun.py" "$TMP/tty.in" "$TMP/tty2.out" tty oxi-send cli
-printf 'Hello world\n> \r\033[Koxi-send: warning: llm_timeout: no answer\n> \r\033[KBye ^[[2J\n> \r\033[K' >"$TMP/tty2.exp"
+printf '\r\033[KHello world\n> \r\033[Koxi-send: warning: llm_timeout: no answer\n> \r\033[KBye ^[[2J\n> \r\033[K' >"$TMP/tty2.exp"
 check_same 'stderr on the same terminal: the warning line only' \
 	"$TMP/tty2.out" "$TMP/tty2.exp"
+mkfifo "$TMP/dfifo" "$TMP/sfifo"
+{ sleep 0.5; echo 'oxi-guard: warning: late'; } >"$TMP/dfifo" &
+{ rec msg.out r1 'hi'; sleep 1.5; } >"$TMP/sfifo" &
+with_timeout 20 python3 "$TMP/ttyrun.py" "$TMP/sfifo" "$TMP/tty4.out" tty \
+    sh -c 'exec oxi-send -e 4 cli 4<"$1"' sh "$TMP/dfifo"
+printf '\r\033[Khi\n> \r\033[Koxi-guard: warning: late\n> \r\033[K' >"$TMP/tty4.exp"
+check_same 'on a terminal, a diagnostic of another stage: the prompt again after it' \
+	"$TMP/tty4.out" "$TMP/tty4.exp"
 done_testing

@@ -3,6 +3,7 @@
  * their options and their run.  A new channel is one row here and one
  * extern in channel.h.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,9 +24,28 @@ oxi_chan_opts_init(struct oxi_chan_opts *o)
 	memset(o, 0, sizeof *o);
 	o->notif = -1;
 	o->rcptfd = -1;
+	o->errfd = -1;
 	o->max = OXI_MAXLINE_DEFAULT;
 	if ((v = oxi_getenv("OXI_MAXLINE")))
 		o->max = oxi_sizearg(v, "OXI_MAXLINE");
+}
+
+int
+oxi_chan_fdarg(const char *arg, const char *what)
+{
+	int fd = oxi_fdarg(arg);
+
+	if (fcntl(fd, F_GETFD) < 0)
+		oxi_die(OXI_EX_USAGE, "%s fd %d is not open", what, fd);
+	return fd;
+}
+
+const char *
+oxi_chan_namearg(const char *arg, const char *what)
+{
+	if (*arg == '\0')
+		oxi_die(OXI_EX_USAGE, "empty %s", what);
+	return arg;
 }
 
 oxi_chan_fn

@@ -4,6 +4,8 @@
 #ifndef OXI_CHANNEL_H
 #define OXI_CHANNEL_H
 
+#include <termios.h>
+
 #include "oxi.h"
 
 /* channel/: chat platforms; oxi-recv and oxi-send run one by name */
@@ -11,9 +13,12 @@ struct oxi_chan_opts {
 	int notif;		/* -d: readiness fd, or -1 */
 	size_t max;		/* -l: cap on an input line or record */
 	const char *chat;	/* -c: chat id, or NULL for the default */
+	const char *thread;	/* -t: thread id, or NULL for none */
 	const char *user;	/* -u: user name, or NULL for the default */
+	const char *first;	/* -m: a message sent before the input */
 	int drafts;		/* -D: render drafts even off a terminal */
-	int rcptfd;		/* -r: where receipts go, or -1 */
+	int rcptfd;		/* -r: receipts: written (send), read (recv) */
+	int errfd;		/* -e: other stages' diagnostics, or -1 */
 };
 /*
  * A channel's receiver or sender: runs until end of input or SIGTERM.
@@ -29,6 +34,8 @@ struct oxi_chan {
 	oxi_chan_fn send;	/* its sender, or NULL */
 };
 extern const struct oxi_chan oxi_chan_cli;	/* cli.c: the terminal */
+/* clirecv.c: the terminal's receiver */
+int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
 /* the direction of a channel's function */
 enum { OXI_CHAN_RECV, OXI_CHAN_SEND };
 /* o with the defaults: no fds, maxline $OXI_MAXLINE or 1 MiB (dies 100
@@ -40,6 +47,10 @@ void oxi_chan_opts_init(struct oxi_chan_opts *o);
  * "unknown channel 'name' (known: cli, ...)".
  */
 oxi_chan_fn oxi_chan_find(const char *name, int dir);
+/* option arguments: an fd that is open, a name that is not empty; both
+ * die 100 otherwise, what naming the argument */
+int oxi_chan_fdarg(const char *arg, const char *what);
+const char *oxi_chan_namearg(const char *arg, const char *what);
 /*
  * main() of oxi-recv and oxi-send after the options: runs the receiver
  * or sender of channel name with o and returns what it returns.  Dies
@@ -53,5 +64,54 @@ int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
  * as "^[" and their 7-bit form (CSI is "^[["), CR dropped.  s is UTF-8.
  */
 void oxi_term_clean(struct oxi_buf *b, const char *s, size_t len);
+
+/*
+ * line.c: a message typed at a terminal (the editor of oxi-recv cli), or
+ * read as lines, with """ opening and closing a block of lines
+ */
+struct oxi_line {
+	int in, out;		/* the terminal, where echo goes; or -1 */
+	int raw;		/* the terminal is in our modes */
+	struct termios saved;	/* its modes before */
+	size_t max;		/* bytes kept of a message; the rest dropped */
+	struct oxi_buf msg;	/* the message so far */
+	size_t lstart;		/* where its last line starts */
+	size_t shown;		/* how much of that line is echoed */
+	size_t w, cols;		/* columns it takes with the prompt; of a row */
+	int block;		/* inside """ */
+	int paste;		/* inside a bracketed paste */
+	int esc;		/* where in an escape sequence */
+	char csi[16];		/* the parameters of a CSI sequence */
+	size_t ncsi;		/* their length */
+	int cr;			/* the last key was CR: an LF after it is not
+				 * another Enter */
+	int dropped;		/* Ctrl-C dropped a message being typed */
+	struct oxi_buf echo;	/* echo not yet written */
+};
+enum {
+	OXI_LINE_NONE,		/* nothing yet */
+	OXI_LINE_MSG,		/* a message in msg: take it, then clear */
+	OXI_LINE_INTR,		/* Ctrl-C: what was typed is gone */
+	OXI_LINE_EOF		/* Ctrl-D on an empty line */
+};
+/* an editor with no terminal, for messages of at most max bytes */
+void oxi_line_init(struct oxi_line *, size_t max);
+/* the terminal in, echo to out: raw mode and bracketed paste until
+ * oxi_line_close or exit: 0, or -1 with errno */
+int oxi_line_open(struct oxi_line *, int in, int out);
+void oxi_line_close(struct oxi_line *);
+void oxi_line_free(struct oxi_line *);	/* closes it too */
+/* one byte typed: OXI_LINE_* */
+int oxi_line_key(struct oxi_line *, int c);
+/* one line read (no newline): OXI_LINE_MSG or OXI_LINE_NONE */
+int oxi_line_text(struct oxi_line *, const char *s, size_t n);
+void oxi_line_clear(struct oxi_line *);	/* forgets the message */
+/* the prompt and what is typed, on the cursor's line; redraw: after
+ * someone else wrote a prompt there, if anything is typed */
+void oxi_line_prompt(struct oxi_line *);
+void oxi_line_redraw(struct oxi_line *);
+void oxi_line_say(struct oxi_line *, const char *s);	/* raw, to echo */
+/* writes the echo due: 0, or -1 with errno */
+int oxi_line_flush(struct oxi_line *);
 
 #endif

@@ -1,12 +1,13 @@
 /*
- * cli.c - the terminal channel
+ * cli.c - the terminal channel, and its sender (oxi-send cli)
  *
- * Receiving: each non-blank line of stdin becomes a msg.in record on
- * stdout, but a line of exactly y, a or n (yes, always, no) becomes an
- * approval.answer to the chat's latest approval.ask.  Sending: msg.out records are printed as text, drafts grow in
- * place on a terminal, errors and approval questions are shown, and
- * every text is cleaned of control characters so that a model can never
- * drive the user's terminal.  See oxi-recv(1) and oxi-send(1).
+ * Receiving is clirecv.c's.  Sending: msg.out records are printed as
+ * text, drafts grow in place on a terminal, errors and approval
+ * questions are shown, and every text is cleaned of control characters
+ * so that a model can never drive the user's terminal.  With -r, a
+ * receipt per reply and per error shown, naming the message answered
+ * (oxi-recv cli reads them to know what is in flight).  See oxi-recv(1)
+ * and oxi-send(1).
  */
 #include <sys/stat.h>
 
@@ -15,237 +16,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "oxi.h"
 #include "channel/channel.h"
 
-#define CHUNK	65536
-#define HINT	"oxi: type a message, Ctrl-D to quit\n> "
 #define PROMPT	"> "
 #define UNPROMPT "\r\033[K"	/* back to column 0, erase the line */
 #define DIM	"\033[2m"	/* SGR 2: a status line */
 #define UNDIM	"\033[0m"
 #define STATUSW	76		/* bytes of a status line shown */
-
-/* the default chat and user: the login name, else "local" */
-static const char *
-whoami(void)
-{
-	const char *u;
-
-	if ((u = oxi_getenv("USER")) || (u = oxi_getenv("LOGNAME")))
-		return u;
-	return "local";
-}
-
-/* receiver state */
-struct rx {
-	const struct oxi_chan_opts *o;	/* options */
-	const char *chat;	/* "chat" of every record */
-	const char *user;	/* "from" and "from_name" */
-	unsigned long lineno;	/* lines seen so far */
-	int status;		/* 1 once a line was rejected */
-};
-
-static void
-rx_reject(struct rx *x, const char *why, const char *line, size_t len)
-{
-	oxi_warn("stdin:%lu: %s, line dead-lettered", x->lineno, why);
-	oxi_deadletter("stdin", x->lineno, why, line, len);
-	x->status = OXI_EX_FALSE;
-}
-
-/* the choice a line of exactly y, yes, a, always, n or no stands for
- * (any case), or NULL */
-static const char *
-rx_choice(const char *line, size_t len)
-{
-	static const struct { const char *w, *c; } k[] = { { "y", "once" },
-	    { "yes", "once" }, { "a", "always" }, { "always", "always" },
-	    { "n", "deny" }, { "no", "deny" } };
-	size_t i;
-
-	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
-		len--;
-	for (i = 0; i < sizeof k / sizeof k[0]; i++)
-		if (strlen(k[i].w) == len && strncasecmp(line, k[i].w, len) ==
-		    0)
-			return k[i].c;
-	return NULL;
-}
-
-/* one complete line, newline removed, to one msg.in, or to an
- * approval.answer for the chat's latest ask: 0, or -1 (stdout) */
-static int
-rx_line(struct rx *x, const char *line, size_t len)
-{
-	char id[4 + OXI_ID_LEN + 1], ts[32];
-	const char *choice;
-	size_t i, n;
-	jv r, s;
-	int rc;
-
-	if (len > 0 && line[len - 1] == '\r')
-		len--;
-	for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
-		;
-	if (i == len)
-		return 0;	/* blank: nothing to say */
-	if (len > x->o->max) {
-		rx_reject(x, "line too long", line, len);
-		return 0;
-	}
-	memcpy(id, "cli:", 4);
-	oxi_id_new(id + 4);
-	oxi_time_now(ts);
-	if ((choice = rx_choice(line + i, len - i))) {
-		r = oxi_msg_new("approval.answer");
-		r = jv_object_set(r, jv_string("id"), jv_string(id));
-		r = jv_object_set(r, jv_string("ref"), jv_string("last"));
-		r = jv_object_set(r, jv_string("choice"), jv_string(choice));
-		r = jv_object_set(r, jv_string("from"), jv_string(x->user));
-		r = jv_object_set(r, jv_string("channel"), jv_string("cli"));
-		r = jv_object_set(r, jv_string("account"),
-		    jv_string("local"));
-		r = jv_object_set(r, jv_string("chat"), jv_string(x->chat));
-		r = jv_object_set(r, jv_string("ts"), jv_string(ts));
-		return oxi_nd_write(1, r);
-	}
-	r = oxi_msg_new("msg.in");
-	r = jv_object_set(r, jv_string("id"), jv_string(id));
-	r = jv_object_set(r, jv_string("channel"), jv_string("cli"));
-	r = jv_object_set(r, jv_string("account"), jv_string("local"));
-	r = jv_object_set(r, jv_string("chat"), jv_string(x->chat));
-	r = jv_object_set(r, jv_string("thread"), jv_null());
-	r = jv_object_set(r, jv_string("from"), jv_string(x->user));
-	r = jv_object_set(r, jv_string("from_name"), jv_string(x->user));
-	/* libjq replaces invalid UTF-8 with U+FFFD here */
-	r = jv_object_set(r, jv_string("text"),
-	    jv_string_sized(line, (int)len));
-	r = jv_object_set(r, jv_string("ts"), jv_string(ts));
-	r = jv_object_set(r, jv_string("reply_to"), jv_null());
-	r = jv_object_set(r, jv_string("attachments"), jv_array());
-	r = jv_object_set(r, jv_string("trust"), jv_string("user"));
-	s = jv_dump_string(r, 0);
-	n = (size_t)jv_string_length_bytes(jv_copy(s));
-	if (n > x->o->max) {
-		/* escaping made it too big for the next stage's cap */
-		jv_free(s);
-		rx_reject(x, "record too long", line, len);
-		return 0;
-	}
-	rc = oxi_nd_write_raw(1, jv_string_value(s), n);
-	jv_free(s);
-	return rc;
-}
-
-static int
-cli_recv(const struct oxi_chan_opts *o, const char **what)
-{
-	struct oxi_buf b = OXI_BUF_INIT;
-	struct pollfd pfd[2];
-	struct rx x;
-	size_t off = 0, scan = 0, len;
-	char *nl;
-	ssize_t r;
-	int sigfd, skipping = 0, eof = 0, e;
-
-	x.o = o;
-	x.chat = o->chat ? o->chat : whoami();
-	x.user = o->user ? o->user : whoami();
-	x.lineno = 0;
-	x.status = OXI_EX_OK;
-	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM)) < 0) {
-		*what = "unable to catch signals";
-		return -1;
-	}
-	if (isatty(0) && isatty(2))
-		(void)oxi_writeall(2, HINT, sizeof HINT - 1);
-	oxi_notify(o->notif);
-	for (;;) {
-		/* every complete line buffered */
-		while (b.len > off + scan &&
-		    (nl = memchr(b.s + off + scan, '\n', b.len - off - scan))) {
-			len = nl - (b.s + off);
-			if (skipping)
-				skipping = 0;	/* end of a rejected line */
-			else {
-				x.lineno++;
-				if (rx_line(&x, b.s + off, len) < 0)
-					goto wfail;
-			}
-			off += len + 1;
-			scan = 0;
-		}
-		scan = b.len - off;
-		if (oxi_sig_term) {
-			if (scan > 0 && !skipping)
-				oxi_debug("stopping, partial line dropped");
-			break;
-		}
-		if (eof) {
-			/* a last line without newline is still a line */
-			if (scan > 0 && !skipping) {
-				x.lineno++;
-				if (rx_line(&x, b.s + off, scan) < 0)
-					goto wfail;
-			}
-			break;
-		}
-		if (off > 0) {
-			oxi_buf_consume(&b, off);
-			off = 0;
-		}
-		if (skipping) {
-			oxi_buf_reset(&b);
-			scan = 0;
-		} else if (b.len > o->max + 1) {
-			/* over the cap (CR allowed for): report, drop the rest */
-			x.lineno++;
-			rx_reject(&x, "line too long", b.s, b.len);
-			oxi_buf_reset(&b);
-			scan = 0;
-			skipping = 1;
-		}
-		pfd[0].fd = 0;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = sigfd;
-		pfd[1].events = POLLIN;
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			*what = "unable to poll stdin";
-			goto fail;
-		}
-		if (pfd[1].revents)
-			oxi_sig_drain();
-		if (!pfd[0].revents)
-			continue;
-		oxi_buf_grow(&b, CHUNK);
-		r = read(0, b.s + b.len, CHUNK);
-		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			*what = "unable to read stdin";
-			goto fail;
-		}
-		if (r == 0)
-			eof = 1;
-		b.len += r;
-		b.s[b.len] = '\0';
-	}
-	oxi_buf_free(&b);
-	return x.status;
-wfail:
-	*what = "unable to write to stdout";
-fail:
-	e = errno;
-	oxi_buf_free(&b);
-	errno = e;
-	return -1;
-}
 
 /* sender state: what the terminal shows */
 struct tx {
@@ -257,6 +37,10 @@ struct tx {
 	int prompt;		/* our prompt is showing */
 	int status;		/* a status line is showing, cursor at its end */
 	int stnl;		/* a newline went before it, after a draft */
+	int rcptgone;		/* the reader of receipts has gone */
+	unsigned long outs;	/* replies shown */
+	unsigned long errs;	/* errors shown */
+	struct oxi_buf diag;	/* other stages' diagnostics not yet shown */
 	char *draft;		/* id of the draft on screen, or NULL */
 	struct oxi_buf shown;	/* its text as far as shown, uncleaned */
 	struct oxi_buf out;	/* bytes to write for this record */
@@ -433,6 +217,31 @@ sametty(int a, int b)
 	    sa.st_rdev == sb.st_rdev;
 }
 
+/* a receipt for ref answering inreply, unless their reader has gone:
+ * 0, or -1 with *what set */
+static int
+receipt(struct tx *t, const char *ref, const char *inreply, int ok,
+    const char *why, const char **what)
+{
+	char pid[4 + OXI_ID_LEN + 1];
+
+	if (t->o->rcptfd < 0 || t->rcptgone)
+		return 0;
+	memcpy(pid, "cli:", 4);
+	oxi_id_new(pid + 4);
+	if (oxi_msg_receipt(t->o->rcptfd, "cli", ref, inreply,
+	    ok ? pid : NULL, ok, why) == 0)
+		return 0;
+	if (errno == EPIPE) {
+		/* oxi-recv leaves before the last replies are shown */
+		oxi_debug("receipts: no one reads them any more");
+		t->rcptgone = 1;
+		return 0;
+	}
+	*what = "unable to write a receipt";
+	return -1;
+}
+
 /* 0 if rec has the keys a terminal needs, else -1 and *why */
 static int
 tx_check(jv rec, int draft, const char **why)
@@ -454,8 +263,7 @@ static int
 tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 {
 	struct oxi_buf code = OXI_BUF_INIT, msg = OXI_BUF_INIT;
-	const char *type, *ch, *id, *why, *text;
-	char pid[4 + OXI_ID_LEN + 1];
+	const char *type, *ch, *id, *why, *text, *ref;
 	size_t len;
 	int out, draft, st;
 
@@ -478,12 +286,9 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	id = oxi_msg_peek(rec, "id");
 	if (tx_check(rec, draft, &why) < 0) {
 		oxi_nd_reject(in, why);
-		if (out && id && t->o->rcptfd >= 0 &&
-		    oxi_msg_receipt(t->o->rcptfd, "cli", id, NULL, 0,
-		    why) < 0) {
-			*what = "unable to write a receipt";
+		if (out && id && receipt(t, id, oxi_msg_peek(rec,
+		    "in_reply_to"), 0, why, what) < 0)
 			return -1;
-		}
 		return 1;
 	}
 	if (!st && strcmp(type, "typing") != 0 && (!draft || t->drafts))
@@ -535,14 +340,17 @@ tx_record(struct tx *t, struct oxi_nd *in, jv rec, const char **what)
 	}
 	if (flush(t) < 0)
 		goto wfail;
-	if (out && id && t->o->rcptfd >= 0) {
-		memcpy(pid, "cli:", 4);
-		oxi_id_new(pid + 4);
-		if (oxi_msg_receipt(t->o->rcptfd, "cli", id, pid, 1,
-		    NULL) < 0) {
-			*what = "unable to write a receipt";
+	if (out)
+		t->outs++;
+	if (out && id && receipt(t, id, oxi_msg_peek(rec, "in_reply_to"), 1,
+	    NULL, what) < 0)
+		return -1;
+	if (strcmp(type, "error") == 0) {
+		t->errs++;
+		/* the message that failed is answered too */
+		if ((ref = oxi_msg_peek(rec, "ref")) &&
+		    receipt(t, ref, ref, 1, NULL, what) < 0)
 			return -1;
-		}
 	}
 	return 0;
 wfail:
@@ -550,6 +358,97 @@ wfail:
 	oxi_buf_free(&msg);
 	*what = "unable to write to stdout";
 	return -1;
+}
+
+/*
+ * The other stages' diagnostics that can be read on -e: each line to
+ * stderr, on a line of its own, and the prompt again after it if it was
+ * showing.  1 if some were read, 0 at their end, -1 if none are due yet.
+ * Dies 111 if stdout is gone.
+ */
+static int
+tx_diag(struct tx *t)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	ssize_t r;
+	size_t n;
+	char *nl;
+	int was;
+
+	oxi_buf_grow(&t->diag, 4096);
+	if ((r = read(t->o->errfd, t->diag.s + t->diag.len, 4096)) < 0)
+		return -1;
+	if (r == 0 && t->diag.len == 0)
+		return 0;
+	if (r == 0)
+		oxi_buf_putc(&t->diag, '\n');	/* the last line */
+	t->diag.len += r;
+	t->diag.s[t->diag.len] = '\0';
+	while ((nl = memchr(t->diag.s, '\n', t->diag.len)) ||
+	    t->diag.len > 4096) {
+		n = nl ? (size_t)(nl - t->diag.s) : t->diag.len;
+		if ((was = t->prompt)) {
+			oxi_buf_cats(&t->out, UNPROMPT);
+			t->prompt = 0;
+			t->bol = 1;
+		}
+		unstatus(t);
+		endline(t);
+		if (flush(t) < 0)
+			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+		onelinen(&b, t->diag.s, n);
+		oxi_buf_putc(&b, '\n');
+		(void)oxi_writeall(2, b.s, b.len);
+		if (was)
+			prompt(t);
+		oxi_buf_consume(&t->diag, nl ? n + 1 : n);
+	}
+	oxi_buf_free(&b);
+	if (flush(t) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+	return r > 0;
+}
+
+/* as oxi_stage_run, with the diagnostics of -e read too */
+static int
+tx_run(struct oxi_stage *st, struct tx *t)
+{
+	struct pollfd pfd[3];
+	jv rec;
+	int r;
+
+	oxi_notify(t->o->notif);
+	pfd[0].fd = 0;
+	pfd[1].fd = oxi_sig_setup(0);	/* the self-pipe */
+	pfd[2].fd = t->o->errfd;
+	pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
+	oxi_fd_nonblock(t->o->errfd, 1);
+	for (;;) {
+		while ((r = oxi_nd_take(&st->in, &rec)) == OXI_ND_OK ||
+		    r == OXI_ND_BAD)
+			if (r == OXI_ND_OK)
+				st->record(st, rec);
+			else
+				st->status = OXI_EX_FALSE;
+		if (r == OXI_ND_EOF || oxi_sig_term)
+			break;
+		if (poll(pfd, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			oxi_diesys(OXI_EX_TEMP, "unable to poll");
+		}
+		if (pfd[1].revents)
+			oxi_sig_drain();
+		if (pfd[2].revents && tx_diag(t) == 0)
+			pfd[2].fd = -1;
+		if (pfd[0].revents && oxi_nd_fill(&st->in) < 0 &&
+		    errno != EINTR && errno != EAGAIN)
+			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+	}
+	/* what the stages said last */
+	while (pfd[2].fd >= 0 && tx_diag(t) > 0)
+		;
+	return st->status;
 }
 
 /* the stage's record callback: an output error is fatal (111) */
@@ -583,12 +482,19 @@ cli_send(const struct oxi_chan_opts *o, const char **what)
 	t.drafts = t.tty || o->drafts;
 	t.errline = t.tty && !sametty(1, 2);
 	t.bol = 1;
-	oxi_stage_init(&st, o->max, 0);
+	/* oxi-recv on this terminal starts with a prompt */
+	t.prompt = t.tty;
+	/* with receipts, a reader gone is EPIPE, not death */
+	oxi_stage_init(&st, o->max, o->rcptfd >= 0);
 	/* nothing to reload: a hangup keeps its default action */
 	signal(SIGHUP, SIG_DFL);
 	st.record = tx_stage;
 	st.arg = &t;
-	status = oxi_stage_run(&st, o->notif);
+	status = o->errfd >= 0 ? tx_run(&st, &t) : oxi_stage_run(&st,
+	    o->notif);
+	/* a failure for every message that had an answer */
+	if (status == OXI_EX_OK && t.errs > 0 && t.outs == 0)
+		status = OXI_EX_FALSE;
 	/* leave the terminal at the start of a clean line */
 	unstatus(&t);
 	if (t.prompt)
@@ -602,12 +508,13 @@ cli_send(const struct oxi_chan_opts *o, const char **what)
 	forget(&t);
 	oxi_buf_free(&t.shown);
 	oxi_buf_free(&t.out);
+	oxi_buf_free(&t.diag);
 	oxi_nd_free(&st.in);
 	return status;
 }
 
 const struct oxi_chan oxi_chan_cli = {
 	.name = "cli",
-	.recv = cli_recv,
+	.recv = oxi_cli_recv,
 	.send = cli_send,
 };

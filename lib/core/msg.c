@@ -181,12 +181,14 @@ oxi_msg_reply(jv in, const char *type)
 
 int
 oxi_msg_receipt(int fd, const char *channel, const char *ref,
-    const char *pid, int ok, const char *error)
+    const char *inreply, const char *pid, int ok, const char *error)
 {
 	jv r = oxi_msg_new("receipt");
 
 	r = jv_object_set(r, jv_string("ref"), jv_string(ref));
 	r = jv_object_set(r, jv_string("channel"), jv_string(channel));
+	r = jv_object_set(r, jv_string("in_reply_to"),
+	    inreply ? jv_string(inreply) : jv_null());
 	r = jv_object_set(r, jv_string("platform_id"),
 	    pid ? jv_string(pid) : jv_null());
 	r = jv_object_set(r, jv_string("ok"), jv_bool(ok));

@@ -1,4 +1,10 @@
-/* sig.c - signals as flags, plus a self-pipe for poll loops */
+/*
+ * sig.c - signals as flags, plus a self-pipe for poll loops
+ *
+ * A SIGINT ignored when the program started stays ignored, as a shell
+ * leaves it for background jobs and oxi-chat for the stages behind the
+ * one reading the keyboard: Ctrl-C then reaches only that one.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -33,6 +39,9 @@ catch(int sig)
 {
 	struct sigaction sa;
 
+	if (sig == SIGINT && sigaction(sig, NULL, &sa) == 0 &&
+	    sa.sa_handler == SIG_IGN)
+		return 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = onsig;
 	sigemptyset(&sa.sa_mask);

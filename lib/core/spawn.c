@@ -94,16 +94,21 @@ oxi_pipes_close(struct oxi_pipes *p)
 
 /* fork(2) with every signal blocked across it; the child sets every
  * signal (all) or those oxi catches (PIPE TERM INT HUP CHLD) to its
- * default before the mask is restored: fork's result */
+ * default before the mask is restored, but for a SIGINT ignored since
+ * the start (sig.c), which stays ignored as exec would keep it: fork's
+ * result */
 pid_t
 oxi_fork(int all)
 {
 	static const int caught[] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP,
 		SIGCHLD, 0 };
+	struct sigaction sa;
 	sigset_t mask, old;
 	pid_t pid;
-	int e, i;
+	int e, i, noint;
 
+	noint = !all && sigaction(SIGINT, NULL, &sa) == 0 &&
+	    sa.sa_handler == SIG_IGN;
 	sigfillset(&mask);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	pid = fork();
@@ -112,7 +117,8 @@ oxi_fork(int all)
 		for (i = 1; all && i < NSIG; i++)
 			signal(i, SIG_DFL);
 		for (i = 0; !all && caught[i]; i++)
-			signal(caught[i], SIG_DFL);
+			if (caught[i] != SIGINT || !noint)
+				signal(caught[i], SIG_DFL);
 	}
 	e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);

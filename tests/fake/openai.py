@@ -27,6 +27,8 @@ POST .../chat/completions appends the raw request body as one line to
     last user text "netrun CMD"     -> shell {"command": CMD, "network": true}
     last user text "two tools..."   -> list_dir {"path":"."} and
                                        read_file {"path":"notes.txt"}
+    last user text "slow..."        -> "echo: " + it, streamed with 20 ms
+                                       between pieces (a reply to stop)
     anything else                   -> "echo: " + the last user text
 Streamed replies (the default, unless the request has "stream": false) are
 real chunk events: a role delta, the content in several deltas, the
@@ -266,12 +268,17 @@ class Handler(BaseHTTPRequestHandler):
         else:
             body = sse_body(req, truncate)
         sizes, i, k = ARGS.chunk_sizes, 0, 0
+        msgs = req.get("messages") or [{}]
+        slow = msgs[-1].get("role") == "user" and \
+            user_text(msgs[-1]).startswith("slow")
         while i < len(body):
             p = body[i:i + sizes[k % len(sizes)]]
             i += len(p)
             k += 1
             self.wfile.write(b"%x\r\n%s\r\n" % (len(p), p))
             self.wfile.flush()
+            if slow:
+                time.sleep(0.02)
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
