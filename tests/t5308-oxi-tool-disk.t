@@ -75,6 +75,13 @@ writer() {
 	echo "i=0; while [ \$i -lt $1 ]; do head -c 1048576 /dev/zero >f\$i ||
 		exit 1; i=\$((i + 1)); done; echo wrote $1"
 }
+# the same at about 50 MiB/s: on a small tmpfs the sampler (every 50 ms)
+# must see it go under the reserve before the tmpfs is full, even with
+# the machine busy
+pwriter() {
+	echo "i=0; while [ \$i -lt $1 ]; do head -c 1048576 /dev/zero >f\$i ||
+		exit 1; sleep 0.02; i=\$((i + 1)); done; echo wrote $1"
+}
 
 shcall probe true | drive
 if grep -q 'no sandbox works' "$TMP/r/probe" 2>/dev/null; then
@@ -214,7 +221,7 @@ call("w7", 1)' >"$TMP/w6"
 		 ok_ w7'
 	export OXI_SHELL_LIMITS=disk=0
 	{
-		shcall low "mkdir low && cd low && $(writer 100)"
+		shcall low "mkdir low && cd low && $(pwriter 100)"
 		shcall s8 'echo x >x'
 		echo "!rm -r '$WS/low'"
 		shcall s9 'echo x >x && cat x'
