@@ -1,6 +1,11 @@
 /*
  * http.c - HTTP over libcurl: a thin wrapper around one multi handle
  *
+ * The multi handle is driven by its sockets (curl_multi_socket_action,
+ * with an epoll set and libcurl's timer), so that an event costs what
+ * its own transfer costs: a thousand transfers in flight are not all
+ * polled and walked for each byte that arrives.
+ *
  * Each transfer gets a connect timeout, a total timeout, an idle timeout
  * (checked here, so that it counts silence precisely rather than an
  * average rate), a body cap, CURLOPT_NOSIGNAL and an error buffer.  The
@@ -14,8 +19,12 @@
  */
 #define _GNU_SOURCE
 
+#include <sys/epoll.h>
+
+#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <strings.h>
 
@@ -30,6 +39,7 @@
 #define HTTP_MAX	(64UL * 1024 * 1024)
 #define HTTP_ERRBODY	(64 * 1024)
 #define HTTP_MAXFDS	8
+#define HTTP_EVENTS	256	/* socket events taken per epoll_wait */
 
 struct oxi_http {
 	CURL *easy;			/* the transfer */
@@ -55,6 +65,9 @@ struct oxi_http_loop {
 	CURLM *multi;			/* the multi handle */
 	struct oxi_http *head;		/* transfers in flight */
 	int running;			/* how many */
+	int ep;				/* epoll: the sockets libcurl watches */
+	long long timer;		/* libcurl's timeout (monotonic ms), or
+					 * -1 */
 };
 
 int
@@ -109,6 +122,39 @@ oxi_http_temp(long status)
 	return status == 408 || status == 429 || status >= 500;
 }
 
+/* libcurl says which events a socket waits for: into the epoll set */
+static int
+onsocket(CURL *e, curl_socket_t s, int what, void *arg, void *sockp)
+{
+	struct oxi_http_loop *l = arg;
+	struct epoll_event ev;
+
+	(void)e;
+	(void)sockp;
+	if (what == CURL_POLL_REMOVE) {
+		(void)epoll_ctl(l->ep, EPOLL_CTL_DEL, s, NULL);
+		return 0;
+	}
+	memset(&ev, 0, sizeof ev);
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) |
+	    (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+	ev.data.fd = s;
+	if (epoll_ctl(l->ep, EPOLL_CTL_MOD, s, &ev) < 0 && errno == ENOENT)
+		(void)epoll_ctl(l->ep, EPOLL_CTL_ADD, s, &ev);
+	return 0;
+}
+
+/* libcurl wants to be called back in ms (-1: never) */
+static int
+ontimer(CURLM *m, long ms, void *arg)
+{
+	struct oxi_http_loop *l = arg;
+
+	(void)m;
+	l->timer = ms < 0 ? -1 : oxi_clock_ms() + ms;
+	return 0;
+}
+
 struct oxi_http_loop *
 oxi_http_loop_new(void)
 {
@@ -117,10 +163,20 @@ oxi_http_loop_new(void)
 	if (oxi_curl_init() < 0)
 		return NULL;
 	l = xcalloc(1, sizeof *l);
-	if (!(l->multi = curl_multi_init())) {
+	l->timer = -1;
+	if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
 		free(l);
 		return NULL;
 	}
+	if (!(l->multi = curl_multi_init())) {
+		close(l->ep);
+		free(l);
+		return NULL;
+	}
+	curl_multi_setopt(l->multi, CURLMOPT_SOCKETFUNCTION, onsocket);
+	curl_multi_setopt(l->multi, CURLMOPT_SOCKETDATA, l);
+	curl_multi_setopt(l->multi, CURLMOPT_TIMERFUNCTION, ontimer);
+	curl_multi_setopt(l->multi, CURLMOPT_TIMERDATA, l);
 	return l;
 }
 
@@ -163,6 +219,7 @@ oxi_http_loop_free(struct oxi_http_loop *l)
 	while (l->head)
 		drop(l->head);
 	curl_multi_cleanup(l->multi);
+	close(l->ep);
 	free(l);
 }
 
@@ -381,16 +438,45 @@ finish(struct oxi_http *t)
 	drop(t);
 }
 
+/* moves on the transfers whose sockets are ready, and libcurl's timer
+ * when due: 0, or -1 if libcurl failed */
+static int
+act(struct oxi_http_loop *l, int ready)
+{
+	struct epoll_event ev[HTTP_EVENTS];
+	int i, n, flags, still, rounds;
+
+	n = ready ? epoll_wait(l->ep, ev, HTTP_EVENTS, 0) : 0;
+	for (i = 0; i < n; i++) {
+		flags = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+		    (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+		    (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR :
+		    0);
+		if (curl_multi_socket_action(l->multi, ev[i].data.fd, flags,
+		    &still) != CURLM_OK)
+			return -1;
+	}
+	/* a timer of 0 asks to be run now, and may ask again */
+	for (rounds = 0; rounds < 8 && l->timer >= 0 && l->timer <=
+	    oxi_clock_ms(); rounds++) {
+		l->timer = -1;
+		if (curl_multi_socket_action(l->multi, CURL_SOCKET_TIMEOUT, 0,
+		    &still) != CURLM_OK)
+			return -1;
+	}
+	return 0;
+}
+
 int
 oxi_http_poll(struct oxi_http_loop *l, struct pollfd *fds, int nfds,
     int timeout)
 {
-	struct curl_waitfd w[HTTP_MAXFDS];
+	struct pollfd p[HTTP_MAXFDS + 1];
 	struct oxi_http *t, *next;
 	CURLMsg *m;
 	void *priv;
 	long long now, left;
-	int i, n, still;
+	int i, n, r;
 
 	if (nfds > HTTP_MAXFDS)
 		nfds = HTTP_MAXFDS;
@@ -404,14 +490,14 @@ oxi_http_poll(struct oxi_http_loop *l, struct pollfd *fds, int nfds,
 			timeout = 0;
 		}
 	}
-	for (i = 0; i < nfds; i++) {
-		w[i].fd = fds[i].fd;
-		w[i].events = fds[i].events;
-		w[i].revents = 0;
-		fds[i].revents = 0;
-	}
-	/* wake up in time for the nearest idle deadline */
+	/* wake up in time for libcurl's timer and the nearest idle
+	 * deadline */
 	now = oxi_clock_ms();
+	if (l->timer >= 0) {
+		left = l->timer > now ? l->timer - now : 0;
+		if (timeout < 0 || left < timeout)
+			timeout = (int)left;
+	}
 	for (t = l->head; t; t = t->next) {
 		left = t->last + t->idle_ms - now;
 		if (left < 0)
@@ -421,11 +507,22 @@ oxi_http_poll(struct oxi_http_loop *l, struct pollfd *fds, int nfds,
 	}
 	if (timeout < 0)
 		timeout = 60000;
-	if (curl_multi_poll(l->multi, w, nfds, timeout, &n) != CURLM_OK)
-		return -1;
-	for (i = 0; i < nfds; i++)
-		fds[i].revents = w[i].revents;
-	if (curl_multi_perform(l->multi, &still) != CURLM_OK)
+	p[0].fd = l->ep;
+	p[0].events = POLLIN;
+	for (i = 0; i < nfds; i++) {
+		p[i + 1].fd = fds[i].fd;
+		p[i + 1].events = fds[i].events;
+		p[i + 1].revents = 0;
+		fds[i].revents = 0;
+	}
+	if ((r = poll(p, nfds + 1, timeout)) < 0) {
+		if (errno != EINTR)
+			return -1;
+		p[0].revents = 0;
+	} else
+		for (i = 0; i < nfds; i++)
+			fds[i].revents = p[i + 1].revents;
+	if (act(l, r > 0 && p[0].revents) < 0)
 		return -1;
 	while ((m = curl_multi_info_read(l->multi, &n)))
 		if (m->msg == CURLMSG_DONE) {
