@@ -2,8 +2,8 @@
 """chats.py - a thousand chats at once (make bench)
 
 A thousand sessions each send one message, all at once, through oxi-loop
-with its real coprocesses (oxi-llm -j, oxi-tool) to the fake
-OpenAI-compatible server on 127.0.0.1, which takes DELAY seconds (1) to
+with its real coprocesses (oxi-llm -j, oxi-tool) to an OpenAI-compatible
+model on 127.0.0.1 (bench/slowmodel.py) that takes DELAY seconds (1) to
 answer each.  Prints the wall time until the last msg.out, as a multiple
 of the model's own time, and the peak RSS (VmHWM) of oxi-loop, oxi-llm
 and oxi-tool; then the loop's overhead per turn with a zero-latency
@@ -19,7 +19,6 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(TOP, "bin")
-FAKE = os.path.join(TOP, "tests", "fake")
 N = int(os.environ.get("BENCH_CHATS", "1000"))
 DELAY = float(os.environ.get("BENCH_DELAY", "1"))
 
@@ -68,9 +67,9 @@ SERVER_PID = [0]
 
 def server(tmp, delay):
     pf = os.path.join(tmp, "port%s" % delay)
-    p = subprocess.Popen([sys.executable, os.path.join(FAKE, "openai.py"),
-                          "--port-file", pf, "--delay", str(delay),
-                          "--chunk-sizes", "65536"],
+    p = subprocess.Popen([sys.executable, os.path.join(TOP, "bench",
+                                                       "slowmodel.py"),
+                          "--port-file", pf, "--delay", str(delay)],
                          stderr=subprocess.DEVNULL)
     for _ in range(200):
         if os.path.exists(pf):

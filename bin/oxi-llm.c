@@ -251,7 +251,7 @@ human(jv rec)
 	int r, retry;
 
 	answer = jv_invalid();
-	r = oxi_llmctl_start(ctl, rec, &err);
+	r = oxi_llmctl_start(ctl, rec, NULL, 0, &err);
 	jv_free(rec);
 	if (r != OXI_LLM_STARTED)
 		hdone(NULL, NULL, err);

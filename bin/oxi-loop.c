@@ -316,7 +316,7 @@ settings(void)
 	cfg.retryms = env("OXI_RETRY_MIN", 5, 86400) * 1000;
 	cfg.retrymaxms = env("OXI_RETRY_MAX", 300, 86400) * 1000;
 	cfg.retryage = env("OXI_RETRY_MAX_AGE", 3600, 7 * 86400) * 1000;
-	queuemax = env("OXI_QUEUE_MAX", 256, 1000000);
+	queuemax = env("OXI_QUEUE_MAX", 4096, 1000000);
 	if (queuemax < 1)
 		oxi_die(OXI_EX_USAGE, "OXI_QUEUE_MAX must be at least 1");
 	keepdays = env("OXI_HISTORY_DAYS", 0, 100000);

@@ -528,7 +528,8 @@ playback(struct oxi_llmctl *c, const char *id, jv recs)
 }
 
 int
-oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
+oxi_llmctl_start(struct oxi_llmctl *c, jv rec, const char *raw,
+    size_t rawlen, jv *err)
 {
 	const char *type = oxi_msg_type_peek(rec), *id, *model, *why;
 	char key[OXI_REPLAY_KEYLEN + 1];
@@ -572,9 +573,15 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, jv *err)
 
 	k = xcalloc(1, sizeof *k);
 	k->ctl = c;
-	s = jv_dump_string(jv_copy(rec), 0);
-	k->reqs = xstrdup(jv_string_value(s));
-	jv_free(s);
+	if (raw) {
+		k->reqs = xmalloc(rawlen + 1);
+		memcpy(k->reqs, raw, rawlen);
+		k->reqs[rawlen] = '\0';
+	} else {
+		s = jv_dump_string(jv_copy(rec), 0);
+		k->reqs = xstrdup(jv_string_value(s));
+		jv_free(s);
+	}
 	k->id = xstrdup(id);
 	k->session = oxi_msg_peek(rec, "session") ?
 	    xstrdup(oxi_msg_peek(rec, "session")) : NULL;

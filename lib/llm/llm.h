@@ -118,8 +118,11 @@ void oxi_llmctl_free(struct oxi_llmctl *);
  * does: OXI_LLM_STARTED (done will be called once, perhaps already
  * called for a replayed answer), or OXI_LLM_BAD / OXI_LLM_FAIL with an
  * error record in *err ("budget", "replay_miss", "circuit_open", ...).
+ * raw, when not NULL, is rec's own text (rawlen bytes), kept instead of
+ * writing rec out again.
  */
-int oxi_llmctl_start(struct oxi_llmctl *, jv rec, jv *err);
+int oxi_llmctl_start(struct oxi_llmctl *, jv rec, const char *raw,
+    size_t rawlen, jv *err);
 /* calls in flight or waiting for a retry */
 int oxi_llmctl_running(const struct oxi_llmctl *);
 /* ms until a retry is due (a poll timeout), or -1 */

@@ -7,6 +7,8 @@
  * through byte for byte.  On SIGTERM no more is read or retried, and
  * the requests in flight finish.
  */
+#include <sys/resource.h>
+
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -17,7 +19,9 @@
 #include "net/net.h"
 #include "llm/llm.h"
 
-#define PARALLEL	16		/* requests in flight, at most */
+#define PARALLEL	1024		/* requests in flight, at most: a
+					 * thousand chats waiting on a slow
+					 * model at once (make bench) */
 
 struct serve {
 	struct oxi_http_loop *loop;	/* the transfers */
@@ -73,7 +77,7 @@ request(struct serve *s, jv rec)
 		jv_free(rec);
 		return;
 	}
-	r = oxi_llmctl_start(s->ctl, rec, &err);
+	r = oxi_llmctl_start(s->ctl, rec, s->in.line, s->in.linelen, &err);
 	if (r != OXI_LLM_STARTED) {
 		m = oxi_msg_peek(err, "message");
 		if (r == OXI_LLM_BAD) {
@@ -155,6 +159,34 @@ run(struct serve *s, int notif, const char *warm, int max)
 	}
 }
 
+/*
+ * Room for max connections: the soft limit on open files raised as far
+ * as the hard one lets it; max lowered to what that leaves (a few dozen
+ * descriptors kept for everything else), never below 1.
+ */
+static int
+fdroom(int max)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)max + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return max;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
+		    rl.rlim_max > want ? want : rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		oxi_info("%d requests in flight at most: %ld open files "
+		    "allowed", rl.rlim_cur > 96 ? (int)rl.rlim_cur - 64 : 32,
+		    (long)rl.rlim_cur);
+		return rl.rlim_cur > 96 ? (int)rl.rlim_cur - 64 : 32;
+	}
+	return max;
+}
+
 int
 oxi_llm_serve(struct oxi_llmctl_cfg *cfg, size_t maxline, int notif,
     int warm, char *why, size_t len)
@@ -169,6 +201,7 @@ oxi_llm_serve(struct oxi_llmctl_cfg *cfg, size_t maxline, int notif,
 		snprintf(why, len, "bad OXI_LLM_PARALLEL '%s'", v);
 		return OXI_EX_USAGE;
 	}
+	max = fdroom(max);
 	cfg->delta = rdelta;
 	cfg->done = rdone;
 	if (!(s.loop = oxi_http_loop_new())) {

@@ -106,6 +106,24 @@ bytes(jv v)
 	return n;
 }
 
+/* bytes() of the tool definitions, the same for every request until a
+ * reload: measured once for each list */
+static size_t
+toolbytes(jv tools)
+{
+	static jv last;
+	static size_t n;
+	static int have;
+
+	if (have && jv_identical(jv_copy(last), jv_copy(tools)))
+		return n;
+	if (have)
+		jv_free(last);
+	last = jv_copy(tools);
+	have = 1;
+	return n = bytes(tools);
+}
+
 long
 oxi_loop_tokens(jv m)
 {
@@ -360,7 +378,7 @@ oxi_ctx_request(struct oxi_loop *l, struct turn *t, int *summary)
 	}
 	tools = tooled ? jv_copy(cfg->tools) : jv_array();
 	sys = system_text(l, t, jv_copy(sum));
-	total = bytes(win) + bytes(sys) + bytes(tools) + 256;
+	total = bytes(win) + bytes(sys) + toolbytes(tools) + 256;
 	if (t->rounds == 0 && t->compacts < COMPACTS &&
 	    (jv_array_length(jv_copy(win)) > cfg->maxhist ||
 	    (long)total / 4 > window / 4 * 3 || total > max / 4 * 3)) {
@@ -378,7 +396,7 @@ oxi_ctx_request(struct oxi_loop *l, struct turn *t, int *summary)
 	}
 	jv_free(sum);
 	msgs = jv_array_concat(JV_ARRAY(message("system", sys)), strip(win));
-	total = bytes(msgs) + bytes(tools) + 256;
+	total = bytes(msgs) + toolbytes(tools) + 256;
 	while (total > max || (long)total / 4 > window) {
 		if (cut_one(&msgs) < 0) {
 			jv_free(msgs);
@@ -389,7 +407,7 @@ oxi_ctx_request(struct oxi_loop *l, struct turn *t, int *summary)
 			    "model takes (%zu bytes, %ld tokens)", total,
 			    total / 4, max, window);
 		}
-		total = bytes(msgs) + bytes(tools) + 256;
+		total = bytes(msgs) + toolbytes(tools) + 256;
 	}
 	oxi_id_new(id);
 	r = request(id, model, t->session);
