@@ -5,7 +5,7 @@
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 # one attempt per request: retries are t42xx's business
 export OXI_LLM_RETRIES=0
-plan 24
+plan 26
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"
 KEY=sk-test-RECORDS0123456789secret
@@ -66,6 +66,15 @@ check 'after the deltas that did arrive, and no llm.response' \
 fake_server openai.py --hang
 check 'a silent server: timeout after OXI_LLM_IDLE_TIMEOUT, retryable' \
 	'OXI_LLM_IDLE_TIMEOUT=0.5 run && [ "$(outcome)" = "timeout true" ]'
+
+fake_server openai.py --trickle
+check 'a server trickling a byte a second: cut at the minimum rate, retryable' \
+	'OXI_LLM_IDLE_TIMEOUT=2 OXI_LLM_MIN_RATE=4 run &&
+	 [ "$(outcome)" = "timeout true" ] && grep -q "too slow" "$TMP/out"'
+
+fake_server openai.py --garbage
+check 'an answer that is not HTTP: network, retryable (not config)' \
+	'run && [ "$(outcome)" = "network true" ]'
 
 kill "$FAKE_PID"
 wait "$FAKE_PID" 2>/dev/null

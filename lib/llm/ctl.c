@@ -93,6 +93,7 @@ oxi_llmctl_defaults(struct oxi_llmctl_cfg *c)
 	c->window_ms = 60000;
 	c->brk_max = 5;
 	c->brk_ms = 30000;
+	c->min_bps = 2;
 	c->budget[0] = c->budget[1] = c->budget[2] = -1;
 }
 
@@ -592,6 +593,7 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, const char *raw,
 	k->last = jv_invalid();
 	k->cfg.connect_ms = c->cfg.connect_ms;
 	k->cfg.idle_ms = c->cfg.idle_ms;
+	k->cfg.min_bps = c->cfg.min_bps;
 	k->cfg.total_ms = c->cfg.total_ms;
 	k->cfg.delta = ondelta;
 	k->cfg.done = ondone;

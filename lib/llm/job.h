@@ -17,6 +17,7 @@ struct oxi_llm_cfg {
 	long connect_ms;	/* timeouts, 0 for http.c's defaults */
 	long idle_ms;
 	long total_ms;
+	long min_bps;		/* slower than this is cut (http.c) */
 	oxi_llm_delta_fn delta;	/* may be NULL */
 	oxi_llm_done_fn done;	/* required */
 	void *arg;		/* for both */

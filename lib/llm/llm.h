@@ -92,6 +92,9 @@ struct oxi_llmctl_cfg {
 	int brk_max;		/* failures in a row that open a breaker;
 				 * 0: no breakers */
 	long brk_ms;		/* how long it stays open */
+	int min_bps;		/* a reply slower than this many bytes a
+				 * second over the idle time is cut and
+				 * retried; 0: none */
 	double budget[3];	/* USD caps per UTC day, UTC month and
 				 * session; < 0: none */
 	const char *ledger;	/* spend database; NULL: $OXI_HOME/llm.db */
@@ -101,7 +104,8 @@ struct oxi_llmctl_cfg {
 	oxi_llm_done_fn done;	/* required */
 	void *arg;		/* for both */
 };
-/* the defaults: 2 retries, 0.5 s, 8 s, 60 s, breakers at 5 for 30 s */
+/* the defaults: 2 retries, 0.5 s, 8 s, 60 s, breakers at 5 for 30 s, a
+ * minimum rate of 2 bytes a second */
 void oxi_llmctl_defaults(struct oxi_llmctl_cfg *);
 /* settings.c: the OXI_LLM_* timeouts, retries, backoff and breakers and
  * the OXI_BUDGET_* of the environment, and a budget "day=USD",

@@ -225,6 +225,7 @@ oxi_llm_job_post(const struct oxi_llm_job *q, struct oxi_http_loop *loop,
 	req->bodylen = jv_string_length_bytes(jv_copy(s));
 	req->connect_ms = q->cfg->connect_ms;
 	req->idle_ms = q->cfg->idle_ms;
+	req->min_bps = q->cfg->min_bps;
 	req->total_ms = q->cfg->total_ms;
 	oxi_debug("request %s: POST %s (%zu bytes)", q->id, req->url,
 	    req->bodylen);

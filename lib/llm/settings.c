@@ -66,6 +66,7 @@ oxi_llmctl_env(struct oxi_llmctl_cfg *c, char *why, size_t len)
 		{ "OXI_LLM_RETRY_WINDOW", CFG(window_ms), 0 },
 		{ "OXI_LLM_BREAKER", CFG(brk_max), 1000 },
 		{ "OXI_LLM_BREAKER_TIME", CFG(brk_ms), 0 },
+		{ "OXI_LLM_MIN_RATE", CFG(min_bps), 1000000 },
 		{ NULL, 0, 0 }
 	};
 	const char *v;

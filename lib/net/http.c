@@ -338,6 +338,12 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 	/* a streamed reply comes in small events: a smaller receive buffer
 	 * than libcurl's 16 KiB keeps a thousand transfers in less memory */
 	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 4096L);
+	/* a server that trickles a byte now and then is as good as gone */
+	if (req->min_bps > 0) {
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, req->min_bps);
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)((req->idle_ms >
+		    0 ? req->idle_ms : HTTP_IDLE_MS) + 999) / 1000);
+	}
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, onprogress);
 	curl_easy_setopt(e, CURLOPT_XFERINFODATA, t);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
@@ -381,6 +387,18 @@ curlmsg(struct oxi_http *t, CURLcode rc)
 	snprintf(t->res.err, sizeof t->res.err, "%.*s", (int)n, m);
 }
 
+/* 1 if the transfer reached a server: what went wrong after that (an
+ * answer that is not HTTP, which libcurl calls HTTP/0.9 and refuses as
+ * an unsupported protocol) is the server's, and temporary */
+static int
+connected(struct oxi_http *t)
+{
+	char *ip = NULL;
+
+	return curl_easy_getinfo(t->easy, CURLINFO_PRIMARY_IP, &ip) ==
+	    CURLE_OK && ip && *ip;
+}
+
 /* sorts the outcome of a transfer into res */
 static void
 classify(struct oxi_http *t, CURLcode rc)
@@ -416,7 +434,7 @@ classify(struct oxi_http *t, CURLcode rc)
 		r->kind = OXI_HTTP_CUT;
 		curlmsg(t, rc);
 	} else if (rc == CURLE_URL_MALFORMAT ||
-	    rc == CURLE_UNSUPPORTED_PROTOCOL) {
+	    (rc == CURLE_UNSUPPORTED_PROTOCOL && !connected(t))) {
 		r->kind = OXI_HTTP_CONFIG;
 		r->temp = 0;
 		curlmsg(t, rc);

@@ -75,6 +75,9 @@ struct oxi_http_req {
 	void *arg;		/* for both */
 	const int *stop;	/* non-NULL and set: the transfer ends, as
 				 * OXI_HTTP_ABORT, at the next poll */
+	long min_bps;		/* > 0: below this many bytes a second,
+				 * averaged over the idle time, it ends
+				 * as OXI_HTTP_TIMEOUT */
 };
 /* a new loop (libcurl is initialised on first use); NULL on failure */
 struct oxi_http_loop *oxi_http_loop_new(void);

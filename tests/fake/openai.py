@@ -4,7 +4,8 @@
 usage: python3 tests/fake/openai.py --port-file FILE [--log FILE]
            [--replay FILE] [--status CODE] [--hang] [--truncate]
            [--fail-times N] [--retry-after S] [--access-log FILE]
-           [--chunk-sizes 1,2,3,5,7,11] [--delay S]
+           [--chunk-sizes 1,2,3,5,7,11] [--delay S] [--garbage]
+           [--trickle]
 
 Listens on 127.0.0.1 (a free port, written to --port-file once listening),
 HTTP/1.1 with keep-alive, one thread per connection, TCP_NODELAY.
@@ -42,7 +43,8 @@ the Unix time in seconds with a fraction, when the request arrived, and
 the number of the TCP connection it came on (1, 2, ... in order of
 accept), so tests can see retries' spacing and connection reuse.
 --delay S waits S seconds (a fraction allowed) before answering, as a
-slow model does (make bench: a thousand chats at once).
+slow model does.  --garbage answers a line that is not HTTP and closes;
+--trickle sends 200 and event-stream headers, then one byte a second.
 """
 import argparse
 import json
@@ -249,6 +251,20 @@ class Handler(BaseHTTPRequestHandler):
             return
         if ARGS.delay:
             time.sleep(ARGS.delay)
+        if ARGS.garbage:
+            self.close_connection = True
+            self.wfile.write(b"hello, this is not HTTP\r\n")
+            self.wfile.flush()
+            return
+        if ARGS.trickle:
+            self.close_connection = True
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: "
+                             b"text/event-stream\r\n\r\n")
+            for _ in range(600):
+                self.wfile.write(b":")
+                self.wfile.flush()
+                time.sleep(1)
+            return
         if req.get("stream") is False and not replay and not hang:
             self.send_json(200, completion(req))
             return
@@ -296,6 +312,8 @@ def main():
     ap.add_argument("--retry-after", default="1")
     ap.add_argument("--access-log")
     ap.add_argument("--delay", type=float, default=0)
+    ap.add_argument("--garbage", action="store_true")
+    ap.add_argument("--trickle", action="store_true")
     ap.add_argument("--chunk-sizes", default="1,2,3,5,7,11,13",
                     type=lambda s: [int(x) for x in s.split(",") if x])
     ARGS = ap.parse_args()
