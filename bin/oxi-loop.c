@@ -170,22 +170,29 @@ ensure(struct oxi_coproc *c, const char *name, const char *cmd)
 /*
  * One transaction for what a wake-up brings (a burst of messages, a
  * round of answers), committed before the next wait: a statement per
- * commit was most of the loop's cost with a thousand chats at once.  on:
- * begin; 0: commit.
+ * commit was most of the loop's cost with a thousand chats at once.
+ * What goes to stdout meanwhile waits in txout and leaves after the
+ * commit, so that nothing is said that the history does not hold (a kill
+ * in between would have an answer sent twice).  on: begin; 0: commit.
  */
+static int txopen;
+static struct oxi_buf txout = OXI_BUF_INIT;
+
 static void
 tx(int on)
 {
-	static int open_;
 	const char *err = NULL;
 
-	if (on && !open_)
-		open_ = oxi_db_exec(db, "BEGIN", &err) == 0;
-	else if (!on && open_) {
-		open_ = 0;
+	if (on && !txopen)
+		txopen = oxi_db_exec(db, "BEGIN", &err) == 0;
+	else if (!on && txopen) {
+		txopen = 0;
 		if (oxi_db_exec(db, "COMMIT", &err) < 0)
 			oxi_die(OXI_EX_TEMP, "unable to commit the history: %s",
 			    err ? err : "?");
+		if (txout.len > 0 && oxi_writeall(1, txout.s, txout.len) < 0)
+			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+		oxi_buf_reset(&txout);
 	}
 }
 
@@ -220,8 +227,18 @@ io_tool(void *arg, jv call)
 static void
 io_out(void *arg, jv rec)
 {
+	jv s;
+
 	(void)arg;
-	oxi_nd_out(rec);
+	if (!txopen) {
+		oxi_nd_out(rec);
+		return;
+	}
+	s = jv_dump_string(rec, 0);
+	oxi_buf_cat(&txout, jv_string_value(s),
+	    (size_t)jv_string_length_bytes(jv_copy(s)));
+	oxi_buf_putc(&txout, '\n');
+	jv_free(s);
 }
 
 /* a coprocess closed its stdout: reap it and fail what waited on it */
