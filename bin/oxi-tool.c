@@ -17,6 +17,12 @@
  * Other records pass through unchanged; bad lines are warned about and
  * dead-lettered by the library.
  *
+ * Calls run at once, each in a child of its own, at most
+ * $OXI_TOOL_PARALLEL (default 8) at a time; the calls of one session
+ * (their "session", or none) one after the other, in the order read.
+ * Results of different sessions come in any order; every other line
+ * written waits for the calls read before it (lib/tool/calls.c).
+ *
  * Besides the built-in tools: plugins, executables of the tool
  * directories (-P, $OXI_TOOL_PATH) described by "FILE --describe" and
  * run with the arguments on stdin (lib/tool/plugin.c); and the tools of the
@@ -39,8 +45,8 @@
  * it with a scrubbed environment.
  * -d fd: readiness once the workspace is open.  SIGTERM: answer the calls
  * already read, then exit 0.  SIGHUP is ignored (nothing to reload).
- * exit: 0 ok, 1 some records rejected, 100 usage or unusable workspace,
- * 111 I/O error or stdout gone.
+ * exit: 0 ok, 1 some records rejected, 100 usage, unusable workspace or
+ * bad OXI_TOOL_PARALLEL, 111 I/O error or stdout gone.
  */
 #define _GNU_SOURCE
 
@@ -69,97 +75,11 @@
 
 #define MAXOUT_DEFAULT	(64 * 1024)
 #define MAXOUT_MAX	(256 * 1024 * 1024)
+#define PARALLEL	8	/* calls at once, unless $OXI_TOOL_PARALLEL */
+#define PARALLEL_MAX	1024
 
 static struct oxi_tool_ctx ctx = { -1, MAXOUT_DEFAULT };
 static struct oxi_stage stage;	/* stdin, status */
-static struct oxi_buf out = OXI_BUF_INIT;
-
-/* appends string s (consumed) to array a (consumed) unless it is there */
-static jv
-addonce(jv a, jv s)
-{
-	int i, n = jv_array_length(jv_copy(a));
-
-	for (i = 0; i < n; i++)
-		if (jv_equal(jv_array_get(jv_copy(a), i), jv_copy(s))) {
-			jv_free(s);
-			return a;
-		}
-	return jv_array_append(a, s);
-}
-
-/* the taint of a result: the call's taint strings, plus label */
-static jv
-taintof(jv rec, const char *label)
-{
-	jv t = jv_object_get(jv_copy(rec), jv_string("taint")), res, v;
-	int i, n;
-
-	res = jv_array();
-	if (jv_get_kind(t) == JV_KIND_ARRAY) {
-		n = jv_array_length(jv_copy(t));
-		for (i = 0; i < n; i++) {
-			v = jv_array_get(jv_copy(t), i);
-			if (jv_get_kind(v) == JV_KIND_STRING)
-				res = addonce(res, v);
-			else
-				jv_free(v);
-		}
-	}
-	jv_free(t);
-	if (label)
-		res = addonce(res, jv_string(label));
-	return res;
-}
-
-static void
-result(jv rec, const char *id, const char *content, size_t len, int iserr,
-    const char *label)
-{
-	jv r = oxi_msg_new("tool.result");
-
-	r = jv_object_set(r, jv_string("id"), jv_string(id));
-	r = jv_object_set(r, jv_string("content"),
-	    jv_string_sized(content, (int)len));
-	r = jv_object_set(r, jv_string("is_error"), jv_bool(iserr));
-	r = jv_object_set(r, jv_string("taint"), taintof(rec, label));
-	oxi_nd_out(r);
-}
-
-/* a tool.call without the keys it needs */
-static void
-badcall(jv rec, const char *why)
-{
-	jv id = oxi_msg_idstr(jv_object_get(jv_copy(rec), jv_string("id")));
-	char msg[256];
-
-	oxi_stage_reject(&stage, why);
-	snprintf(msg, sizeof msg, "invalid tool.call: %s", why);
-	if (jv_get_kind(id) == JV_KIND_STRING)
-		result(rec, jv_string_value(id), msg, strlen(msg), 1, NULL);
-	else
-		oxi_nd_out(oxi_msg_error(NULL, "bad_record", msg, 0));
-	jv_free(id);
-}
-
-static void
-call(jv rec)
-{
-	const char *why, *id, *name;
-	char label[512];
-	int r;
-
-	if (oxi_msg_check(rec, &why) < 0) {
-		badcall(rec, why);
-		return;
-	}
-	id = oxi_msg_peek(rec, "id");
-	name = oxi_msg_peek(rec, "name");
-	/* the middleware logs the call (-v) */
-	r = oxi_tool_call(&ctx, id, name, jv_object_get(jv_copy(rec),
-	    jv_string("args")), &out, label, sizeof label);
-	result(rec, id, out.s, out.len, r < 0, label[0] ? label : NULL);
-}
 
 static const char *mcpopt, *pathopt;
 
@@ -232,17 +152,6 @@ wide(const char *ws)
 		    "the home directory" : "/");
 }
 
-/* the stage's callbacks: a tool.call is answered, the rest passes */
-static void
-record(struct oxi_stage *st, jv rec)
-{
-	if (strcmp(oxi_msg_type_peek(rec), "tool.call") == 0)
-		call(rec);
-	else
-		oxi_stage_pass(st);
-	jv_free(rec);
-}
-
 static void
 hup(struct oxi_stage *st)
 {
@@ -260,6 +169,7 @@ main(int argc, char *argv[])
 	const char *wsopt = NULL, *dir;
 	char wsabs[PATH_MAX];
 	size_t maxline = 0;
+	long kids;
 	int c, lflag = 0, mflag = 0, notif = -1, r;
 
 	oxi_prog = "oxi-tool";
@@ -314,8 +224,11 @@ main(int argc, char *argv[])
 				 * count */
 
 	oxi_stage_init(&stage, maxline, 1);
-	stage.record = record;
 	stage.hup = hup;
+	if (oxi_env_int("OXI_TOOL_PARALLEL", PARALLEL, PARALLEL_MAX,
+	    &kids) < 0 || kids < 1)
+		oxi_die(OXI_EX_USAGE, "bad OXI_TOOL_PARALLEL '%s'",
+		    getenv("OXI_TOOL_PARALLEL"));
 	if (!(dir = oxi_ws_path(wsopt)))
 		oxi_diesys(oxi_errtemp(errno), "unable to find the workspace");
 	if ((ctx.ws = oxi_ws_open(dir)) < 0)
@@ -331,7 +244,7 @@ main(int argc, char *argv[])
 	if (mflag)
 		serve(wsabs, maxline);
 	extras(wsabs, 1);
-	r = oxi_stage_run(&stage, notif);
+	r = oxi_tool_stage(&stage, &ctx, (int)kids, notif);
 	if (oxi_sig_term)
 		oxi_debug("stopping on a signal");
 	oxi_mcp_stop();

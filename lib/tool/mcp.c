@@ -557,7 +557,7 @@ mrun(void *arg, struct oxi_tool_call *c)
 	return iserr ? -1 : 0;
 }
 
-static const struct oxi_tool_src source = { NULL, mhas, mdefs, mrun };
+static const struct oxi_tool_src source = { NULL, mhas, mdefs, mrun, 1 };
 
 /*
  * The paths a server may read besides the system's: those of ro

@@ -12,11 +12,15 @@
  *   files, a sandboxed child is killed at it).  As a
  *   last resort a watchdog (alarm(2)) ends the process, with one fatal
  *   line and exit 111, if a call overruns its deadline by WATCHDOG
- *   seconds: a stage stuck in a call can answer nothing else anyway.
+ *   seconds: in oxi-tool that is the call's own child (calls.c), whose
+ *   call gets an error result.
  * - a cache for OXI_TOOL_CACHE tools: successful results keyed by the
  *   tool's name and its arguments as canonical JSON (keys sorted), kept
  *   for $OXI_TOOL_CACHE_TTL seconds (default 300, 0 turns it off) in an
  *   LRU list bounded by $OXI_TOOL_CACHE_MAX bytes (default 16 MiB).
+ *   The calls of oxi-tool run in children: its parent asks the cache
+ *   before it forks (oxi_tool_cached) and keeps what a child answered
+ *   (oxi_tool_keep), so the cache is the process's, not the child's.
  * - the output cap: every result, error or not, is cut at ctx->maxout
  *   with the "[output truncated: ...]" marker, unless the tool already
  *   did so.
@@ -182,11 +186,11 @@ lookup(const char *key, size_t keylen)
 }
 
 static void
-store(const char *key, size_t keylen, const struct oxi_buf *out,
+store(const char *key, size_t keylen, const char *content, size_t len,
     const char *taint, long ttl, size_t max)
 {
 	struct ent *e;
-	size_t size = keylen + out->len + sizeof *e + 64;
+	size_t size = keylen + len + sizeof *e + 64;
 
 	if (size > max)
 		return;
@@ -196,8 +200,8 @@ store(const char *key, size_t keylen, const struct oxi_buf *out,
 	e->key = xmalloc(keylen);
 	memcpy(e->key, key, keylen);
 	e->keylen = keylen;
-	e->content = xstrndup(out->s ? out->s : "", out->len);
-	e->len = out->len;
+	e->content = xstrndup(content ? content : "", len);
+	e->len = len;
 	e->taint = taint ? xstrdup(taint) : NULL;
 	e->expires = oxi_clock_ms() + ttl * 1000LL;
 	e->size = size;
@@ -247,6 +251,108 @@ clean(char *dst, size_t len, const char *s)
 	dst[i] = '\0';
 }
 
+/* the settings of the cache: 0 if a call of t with args is not cached */
+static int
+cacheon(const struct oxi_tool *t, jv args, long *ttl, size_t *max)
+{
+	*ttl = (long)sizeenv("OXI_TOOL_CACHE_TTL", TTL_DEFAULT);
+	*max = sizeenv("OXI_TOOL_CACHE_MAX", CACHE_DEFAULT);
+	return t && (t->flags & OXI_TOOL_CACHE) && *ttl > 0 && *max > 0 &&
+	    jv_get_kind(args) == JV_KIND_OBJECT;
+}
+
+/* the key of a call: name, NUL, the arguments (borrowed) sorted */
+static jv
+keyof(const char *name, jv args)
+{
+	return jv_string_concat(jv_string_sized(name, strlen(name) + 1),
+	    jv_dump_string(jv_copy(args), JV_PRINT_SORTED));
+}
+
+static void
+logcall(const char *id, const char *name, int r, long long t0, size_t len,
+    int cached)
+{
+	char cid[65], cname[65];
+
+	clean(cid, sizeof cid, id ? id : "-");
+	clean(cname, sizeof cname, name);
+	oxi_info("call '%s' %s %s %lld ms %zu bytes%s", cid, cname,
+	    r < 0 ? "error" : "ok", oxi_clock_ms() - t0, len,
+	    cached ? " cached" : "");
+}
+
+int
+oxi_tool_cached(const char *id, const char *name, jv args,
+    struct oxi_buf *out, char *taint, size_t len)
+{
+	const struct oxi_tool_src *src;
+	const struct oxi_tool *t = oxi_tool_lookup(name, &src);
+	struct ent *e = NULL;
+	long long t0 = oxi_clock_ms();
+	size_t max;
+	long ttl;
+	jv key;
+
+	if (cacheon(t, args, &ttl, &max)) {
+		key = keyof(name, args);
+		e = lookup(jv_string_value(key),
+		    (size_t)jv_string_length_bytes(jv_copy(key)));
+		jv_free(key);
+	}
+	if (!e)
+		return 0;
+	oxi_buf_reset(out);
+	oxi_buf_cat(out, e->content, e->len);
+	oxi_buf_cats(out, "");
+	snprintf(taint, len, "%s", e->taint ? e->taint : "");
+	logcall(id, name, 0, t0, out->len, 1);
+	return 1;
+}
+
+void
+oxi_tool_keep(const char *name, jv args, const char *content, size_t len,
+    const char *taint)
+{
+	const struct oxi_tool_src *src;
+	const struct oxi_tool *t = oxi_tool_lookup(name, &src);
+	size_t max;
+	long ttl;
+	jv key;
+
+	if (!cacheon(t, args, &ttl, &max))
+		return;
+	key = keyof(name, args);
+	store(jv_string_value(key), (size_t)jv_string_length_bytes(
+	    jv_copy(key)), content, len, taint && *taint ? taint : NULL, ttl,
+	    max);
+	jv_free(key);
+}
+
+void
+oxi_tool_lost(const char *id, const char *name, const char *why)
+{
+	char cid[65], cname[65];
+
+	clean(cid, sizeof cid, id ? id : "-");
+	clean(cname, sizeof cname, name);
+	oxi_warn("call '%s' %s: its child ended without a result (%s), "
+	    "answered with an error", cid, cname, why);
+}
+
+int
+oxi_tool_here(const char *name)
+{
+	const struct oxi_tool_src *src;
+	const struct oxi_tool *t = oxi_tool_lookup(name, &src);
+
+	if (!t && src && src->here)
+		return 1;
+	if ((t && (t->flags & OXI_TOOL_SANDBOX)) || (!t && src))
+		(void)oxi_sbx_mechanism();	/* chosen once, here */
+	return 0;
+}
+
 int
 oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
     const char *name, jv args, struct oxi_buf *out, char *taint, size_t len)
@@ -255,36 +361,16 @@ oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
 	const struct oxi_tool_src *src;
 	const struct oxi_tool *t = oxi_tool_lookup(name, &src);
 	struct oxi_tool_call c;
-	struct ent *e;
 	char cid[65], cname[65];
-	jv key = jv_invalid();
-	const char *k = NULL;
-	size_t keylen = 0, max;
 	long long t0 = oxi_clock_ms();
-	long ttl;
-	int r, cached = 0;
+	int r;
 
-	ttl = (long)sizeenv("OXI_TOOL_CACHE_TTL", TTL_DEFAULT);
-	max = sizeenv("OXI_TOOL_CACHE_MAX", CACHE_DEFAULT);
+	if (oxi_tool_cached(id, name, args, out, taint, len)) {
+		jv_free(args);
+		return 0;
+	}
 	clean(cid, sizeof cid, id ? id : "-");
 	clean(cname, sizeof cname, name);
-	if (t && (t->flags & OXI_TOOL_CACHE) && ttl > 0 && max > 0 &&
-	    jv_get_kind(args) == JV_KIND_OBJECT) {
-		key = jv_dump_string(jv_copy(args), JV_PRINT_SORTED);
-		key = jv_string_concat(jv_string_sized(name, strlen(name) + 1),
-		    key);
-		k = jv_string_value(key);
-		keylen = (size_t)jv_string_length_bytes(jv_copy(key));
-	}
-	if (k && (e = lookup(k, keylen))) {
-		oxi_buf_reset(out);
-		oxi_buf_cat(out, e->content, e->len);
-		oxi_buf_cats(out, "");
-		snprintf(taint, len, "%s", e->taint ? e->taint : "");
-		r = 0;
-		cached = 1;
-		goto log;
-	}
 	memset(&c, 0, sizeof c);
 	c.ctx = ctx;
 	c.name = name;
@@ -305,14 +391,10 @@ oxi_tool_call(const struct oxi_tool_ctx *ctx, const char *id,
 	r = oxi_tool_dispatch(t, src, &c);
 	alarm(0);
 	capout(out, ctx->maxout);
-	if (k && r == 0)
-		store(k, keylen, out, c.taint[0] ? c.taint : NULL, ttl, max);
+	if (r == 0)
+		oxi_tool_keep(name, args, out->s, out->len, c.taint);
 	snprintf(taint, len, "%s", c.taint);
-log:
-	oxi_info("call '%s' %s %s %lld ms %zu bytes%s", cid, cname,
-	    r < 0 ? "error" : "ok", oxi_clock_ms() - t0, out->len,
-	    cached ? " cached" : "");
+	logcall(id, name, r, t0, out->len, 0);
 	jv_free(args);
-	jv_free(key);
 	return r;
 }

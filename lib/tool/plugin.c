@@ -342,7 +342,7 @@ prun(void *arg, struct oxi_tool_call *c)
 	return 0;
 }
 
-static const struct oxi_tool_src source = { NULL, phas, pdefs, prun };
+static const struct oxi_tool_src source = { NULL, phas, pdefs, prun, 0 };
 
 /* dirs, else $OXI_TOOL_PATH, else the default list (built in d) */
 static const char *

@@ -67,7 +67,8 @@ const struct oxi_tool oxi_tools_shell[] = {
 	  "\"true to run with the network: held until the owner approves "
 	  "(default false)\"}},"
 	  "\"required\":[\"command\"],\"additionalProperties\":false}",
-	  "command timeout cwd network", "shell", 0, 0, NULL, shell },
+	  "command timeout cwd network", "shell", 0, OXI_TOOL_SANDBOX, NULL,
+	  shell },
 	{ NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL }
 };
 

@@ -47,7 +47,35 @@ int oxi_tool_call(const struct oxi_tool_ctx *, const char *id,
     size_t len);
 /* empties the result cache */
 void oxi_tool_cache_clear(void);
+/* the cached result of a call of name with args (borrowed), as
+ * oxi_tool_call leaves it, logged as "cached": 1, or 0 if none */
+int oxi_tool_cached(const char *id, const char *name, jv args,
+    struct oxi_buf *out, char *taint, size_t len);
+/* keeps content[0..len), the successful result of a call of name with
+ * args (borrowed), in the cache, if the tool's results are cached */
+void oxi_tool_keep(const char *name, jv args, const char *content,
+    size_t len, const char *taint);
+/* the warning for a call whose child ended without a result (why) */
+void oxi_tool_lost(const char *id, const char *name, const char *why);
+/* 1 if the calls of name must run in this process (the tools of an MCP
+ * server: its connection is ours), 0 if a child may run them; for a tool
+ * that runs children in the sandbox, chooses its mechanism first, so
+ * that children inherit the choice */
+int oxi_tool_here(const char *name);
 
+/* calls.c: the record loop of oxi-tool */
+/*
+ * Runs the stage st (oxi_stage_init done; st->record unused): each
+ * tool.call through oxi_tool_call in a child of its own, at most kids at
+ * once, the calls of one session ("session", or none) one after the
+ * other in the order read; each answered by one tool.result on stdout.
+ * Other records pass through, and the answers to invalid tool.calls are
+ * written, after the calls read before them.  Readiness on notif.
+ * Returns the exit status once stdin ends or SIGTERM came and every call
+ * is answered; dies 111 if stdin or stdout fails.
+ */
+int oxi_tool_stage(struct oxi_stage *st, const struct oxi_tool_ctx *ctx,
+    int kids, int notif);
 /* shmode.c: the shell tool's mode from $OXI_SHELL_POLICY: OXI_SHELL_SANDBOX
  * (sh -c in the sandbox; the default), OXI_SHELL_STRICT (the argv policy;
  * forced, with one warning, when no sandbox works in unsafe mode), or -1

@@ -60,8 +60,10 @@ struct oxi_tool {
 };
 enum {
 	OXI_TOOL_OFF = 1,	/* off unless named in $OXI_TOOLS_ON */
-	OXI_TOOL_CACHE = 2	/* results may be cached (same args, same
+	OXI_TOOL_CACHE = 2,	/* results may be cached (same args, same
 				 * answer) */
+	OXI_TOOL_SANDBOX = 4	/* runs children in the sandbox: its
+				 * mechanism is chosen before a call forks */
 };
 /* the families: fs.c, find.c, shell.c, web.c, search.c */
 extern const struct oxi_tool oxi_tools_fs[], oxi_tools_find[],
@@ -82,6 +84,9 @@ struct oxi_tool_src {
 	/* runs call->name as a tool's run() does (its taint, if any, set
 	 * with oxi_tool_taint, error result or not): 0, or -1 */
 	int (*run)(void *arg, struct oxi_tool_call *);
+	int here;		/* its calls keep state in this process (a
+				 * server's connection): never run in a
+				 * child of oxi-tool (calls.c) */
 };
 /* adds a source (kept, not copied): 0, or -1 (ENOSPC) past eight */
 int oxi_tool_src_add(const struct oxi_tool_src *);
