@@ -19,9 +19,10 @@
  *   size, st_blocks of every name walked from the workspace (no symbolic
  *   link followed, no mount point crossed, a file of several names
  *   counted once), at most WALK_MAX entries in WALK_MS: a walk cut short
- *   gives what it found, a lower bound.  The figure is kept and each call
- *   that writes adds its drop; it is walked again when it is WALK_AGE
- *   old, or over the bound (files may have gone since).  A call that
+ *   gives what it found, a lower bound.  It is walked before a call that
+ *   writes when the figure kept is unknown, WALK_AGE old or over the
+ *   bound (files may have gone since), and after the call (its drop
+ *   would count other writers on that disk).  A call that
  *   writes is refused while the workspace is over; one that takes it over
  *   ends with a note.  Tools that only read never look.
  */
@@ -288,14 +289,24 @@ void
 oxi_disk_end(struct oxi_disk *d, struct oxi_buf *note)
 {
 	long long a, max;
+	struct stat st;
 
 	if (d->avail0 < 0 || (a = avail(d->ws)) < 0)
 		return;
 	d->drop = d->avail0 - a;
+	max = mibenv("OXI_WORKSPACE_MAX", 0);
+	/* with a bound, what the call left is walked: the drop of free
+	 * space counts every other writer on that disk too (and a call
+	 * runs in a child of its own, whose figure no later call sees) */
+	if (max > 0 && fstat(d->ws, &st) == 0) {
+		fig.dev = st.st_dev;
+		fig.ino = st.st_ino;
+		fig.bytes = wswalk(d->ws, &st, WALK_MS);
+		fig.when = oxi_clock_ms();
+	} else if (fig.bytes >= 0)
+		fig.bytes = fig.bytes + d->drop > 0 ? fig.bytes + d->drop : 0;
 	if (fig.bytes < 0)
 		return;
-	fig.bytes = fig.bytes + d->drop > 0 ? fig.bytes + d->drop : 0;
-	max = mibenv("OXI_WORKSPACE_MAX", 0);
 	if (max > 0 && fig.bytes > max)
 		oxi_buf_printf(note, "\n[note: the workspace now holds %.1f "
 		    "MiB, over its bound of %lld MiB (OXI_WORKSPACE_MAX): calls "
