@@ -49,6 +49,7 @@ static const char *model, *dbpath, *system_arg;
 static int maxrounds = 20, maxhist = 60, draftms = 100;
 static long queuemax = 256;	/* turns held before stdin waits */
 static long keepdays;		/* prune what is older; 0: keep all */
+static long keepmb;		/* prune past this size; 0: any size */
 static size_t maxline = OXI_MAXLINE_DEFAULT;
 static int notif = -1, status = OXI_EX_OK, optn;
 
@@ -359,9 +360,11 @@ settings(void)
 	if (queuemax < 1)
 		oxi_die(OXI_EX_USAGE, "OXI_QUEUE_MAX must be at least 1");
 	keepdays = env("OXI_HISTORY_DAYS", 0, 100000);
+	keepmb = env("OXI_HISTORY_MB", 0, 1000000);
 }
 
-/* forgets what is older than OXI_HISTORY_DAYS (at start, then daily) */
+/* forgets what is older than OXI_HISTORY_DAYS, and the oldest while
+ * over OXI_HISTORY_MB (at start, then hourly) */
 static void
 prune(void)
 {
@@ -371,9 +374,15 @@ prune(void)
 	time_t t;
 	struct tm tm;
 
-	if (keepdays <= 0 || (last && oxi_clock_ms() - last < 86400000LL))
+	if ((keepdays <= 0 && keepmb <= 0) || (last && oxi_clock_ms() - last <
+	    3600000LL))
 		return;
 	last = oxi_clock_ms();
+	if (keepmb > 0 && oxi_hist_prune_size(db, (long long)keepmb << 20,
+	    &err) < 0)
+		oxi_warn("unable to prune '%s': %s", dbpath, err);
+	if (keepdays <= 0)
+		return;
 	t = time(NULL) - (time_t)keepdays * 86400;
 	if (!gmtime_r(&t, &tm) || !strftime(before, sizeof before,
 	    "%Y-%m-%dT%H:%M:%S.000Z", &tm))

@@ -242,5 +242,9 @@ int oxi_hist_spent(struct sqlite3 *, const char *session, const char *since,
  * inbox rows, usage, dropped messages, sessions no longer current, and
  * messages of current ones that a summary stands for */
 int oxi_hist_prune(struct sqlite3 *, const char *before, const char **err);
+/* prunes as oxi_hist_prune the oldest quarter of the messages at a time
+ * while the pages in use take more than max bytes (at most four times):
+ * 0 or -1 */
+int oxi_hist_prune_size(struct sqlite3 *, long long max, const char **err);
 
 #endif

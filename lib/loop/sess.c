@@ -216,6 +216,52 @@ oxi_hist_spent(sqlite3 *db, const char *session, const char *since,
 	return 0;
 }
 
+/* the bytes the database's pages in use take */
+static long long
+used(sqlite3 *db)
+{
+	static const char *const q[] = { "PRAGMA page_count",
+		"PRAGMA freelist_count", "PRAGMA page_size" };
+	long long v[3] = { 0, 0, 0 };
+	sqlite3_stmt *st;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (sqlite3_prepare_v2(db, q[i], -1, &st, NULL) != SQLITE_OK)
+			return -1;
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v[i] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return (v[0] - v[1]) * v[2];
+}
+
+int
+oxi_hist_prune_size(sqlite3 *db, long long max, const char **err)
+{
+	sqlite3_stmt *st;
+	char before[64];
+	int i;
+
+	/* the oldest quarter of the messages at a time, at most four
+	 * times: what prune may not forget stays, and may keep it over */
+	for (i = 0; i < 4 && used(db) > max; i++) {
+		if (oxi_hist_prep(db, "SELECT ts FROM messages ORDER BY ts"
+		    " LIMIT 1 OFFSET (SELECT count(*) FROM messages) / 4", &st,
+		    err) < 0)
+			return -1;
+		before[0] = '\0';
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_text(st, 0))
+			snprintf(before, sizeof before, "%s",
+			    (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+		if (!before[0] || oxi_hist_prune(db, before, err) < 0)
+			return before[0] ? -1 : 0;
+	}
+	return 0;
+}
+
 int
 oxi_hist_prune(sqlite3 *db, const char *before, const char **err)
 {
