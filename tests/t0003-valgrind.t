@@ -50,7 +50,7 @@ check 'oxi-send cli: 20000 drafts and replies' \
 	'$VG oxi-send -D cli <"$TMP/outs" >/dev/null'
 mkdir -p "$TMP/ws"
 check 'oxi-tool: 5000 calls' \
-	'$VG oxi-tool -w "$TMP/ws" <"$TMP/calls" >/dev/null'
+	'OXI_TOOL_PARALLEL=1 $VG oxi-tool -w "$TMP/ws" <"$TMP/calls" >/dev/null'
 head -n 300 "$TMP/msgs" >"$TMP/msgs600"
 check 'oxi-loop: 300 messages through its coprocesses' \
 	'OXI_LLM="python3 $TESTS/fake/llm-stage.py" OXI_TOOL="python3 $TESTS/fake/tool-stage.py" \

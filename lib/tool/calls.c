@@ -5,7 +5,8 @@
  * A tool.call belongs to the session its "session" string names; the
  * calls without one form one session together.  A call starts once
  * every call of its session read before it is answered, in a child
- * forked for it, up to maxkids children at once; the others wait in the
+ * forked for it (with maxkids 1, in this process), up to maxkids
+ * children at once; the others wait in the
  * order read, never dropped, and stdin is not read while QMAX calls and
  * lines wait.  The child runs the call as ever (mw.c: deadline, cap,
  * log line) and sends the parent over a pipe '0' or '1' (is_error), the
@@ -248,7 +249,8 @@ start(struct job *j)
 		answer(j, 0, label, out.s, out.len);
 		return 1;
 	}
-	if (!oxi_tool_here(name) && pipe(p) == 0) {
+	/* one at a time: in this process, as before there were children */
+	if (maxkids > 1 && !oxi_tool_here(name) && pipe(p) == 0) {
 		oxi_fd_cloexec(p[0]);
 		oxi_fd_cloexec(p[1]);
 		if ((pid = oxi_fork(0)) == 0)
@@ -405,6 +407,10 @@ oxi_tool_stage(struct oxi_stage *st, const struct oxi_tool_ctx *c,
 				st->status = OXI_EX_FALSE;
 		}
 		schedule();
+		/* the queue was full and has room again: take what is
+		 * already read before waiting for more */
+		if (r == OXI_ND_OK && njobs < QMAX && !oxi_sig_term)
+			continue;
 		/* every complete line read so far is handled, or taken */
 		if (!head && (r == OXI_ND_EOF || (r == OXI_ND_AGAIN &&
 		    oxi_sig_term)))
