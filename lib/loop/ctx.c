@@ -396,7 +396,10 @@ oxi_ctx_request(struct oxi_loop *l, struct turn *t, int *summary)
 	}
 	jv_free(sum);
 	msgs = jv_array_concat(JV_ARRAY(message("system", sys)), strip(win));
-	total = bytes(msgs) + toolbytes(tools) + 256;
+	/* the sum above bounds this one (strip only takes away): measured
+	 * again only when it may not fit */
+	if (total > max || (long)total / 4 > window)
+		total = bytes(msgs) + toolbytes(tools) + 256;
 	while (total > max || (long)total / 4 > window) {
 		if (cut_one(&msgs) < 0) {
 			jv_free(msgs);
