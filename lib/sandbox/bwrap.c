@@ -14,8 +14,9 @@
  * /dev: bubblewrap's --dev binds the host's own device nodes, and for
  * root, who owns them, a chmod or touch inside changed the host's
  * /dev/null.  Root's sandbox gets instead one bind of a directory of
- * ours (dev/ in the state directory) whose nodes and directory belong to
- * nobody: root without capabilities can use them, not change them.
+ * ours (sandbox-dev in the state directory) whose nodes and directory
+ * belong to nobody: root without capabilities can use them, not change
+ * them.
  * Others keep --dev, read-only: the nodes are root's.
  *
  * Processes: for others, RLIMIT_NPROC counted inside the user namespace,
