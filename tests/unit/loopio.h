@@ -15,6 +15,16 @@ struct cap {			/* what the engine sent, in order */
 	int down;		/* the stages refuse records */
 };
 
+/* frees what c captured and the tool definitions a test gave the engine */
+static inline void
+cap_free(struct cap *c, jv tools)
+{
+	jv_free(tools);
+	jv_free(c->llm);
+	jv_free(c->tool);
+	jv_free(c->out);
+}
+
 static inline int
 io_llm(void *arg, jv req)
 {

@@ -326,10 +326,7 @@ main(void)
 	unlink(store);
 	unlink(once);
 	rmdir(dir);
-	jv_free(cfg.tools);
-	jv_free(c.llm);
-	jv_free(c.tool);
-	jv_free(c.out);
+	cap_free(&c, cfg.tools);
 	plan(tap_n);
 	return done();
 }

@@ -383,10 +383,7 @@ main(void)
 
 	oxi_loop_free(l);
 	sqlite3_close(db);
-	jv_free(cfg.tools);
-	jv_free(c.llm);
-	jv_free(c.tool);
-	jv_free(c.out);
+	cap_free(&c, cfg.tools);
 	plan(tap_n);
 	return done();
 }
