@@ -5,7 +5,7 @@
 include config.mk
 
 CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool
-SCRIPTS = oxi-chat
+SCRIPTS = oxi-chat oxi-svc
 BINS = $(CMDS:%=bin/%)
 
 LIBSRC != ls lib/*.c lib/*/*.c 2>/dev/null
