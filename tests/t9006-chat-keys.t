@@ -1,12 +1,13 @@
 #!/bin/sh
 # oxi-chat keeps the model keys out of oxi-loop: the model stage runs
 # beside it, joined by two FIFOs, the one stage with the keys in its
-# environment; it is started again when it dies; nothing is left behind
+# environment; it is started again when it dies, and gets again what
+# the dead one had in hand; nothing is left behind
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 [ -r /proc/self/environ ] || skip_all "no /proc/PID/environ"
-plan 10
+plan 11
 
-fake_server openai.py --log "$TMP/req.log"
+fake_server openai.py --delay 1 --log "$TMP/req.log"
 export OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" OXI_MODEL=openai/fake
 export OPENAI_API_KEY=sk-t9006-model-key-0123456789
 export ANTHROPIC_API_KEY=sk-ant-t9006-other-key-0123
@@ -47,7 +48,7 @@ check 'oxi-loop holds no *_API_KEY' '[ -z "$(keys $loop)" ]'
 check 'oxi-llm holds the model keys' \
 	'[ "$(keys $llm)" = "ANTHROPIC_API_KEY OPENAI_API_KEY " ]'
 check 'no other stage holds a model key' \
-	'for s in oxi-recv oxi-tool oxi-send cat; do
+	'for s in oxi-recv oxi-tool oxi-send; do
 		for p in $(stage $s); do
 			[ -z "$(keys $p)" ] || { echo "$s $p: $(keys $p)"; exit 1; }
 		done
@@ -62,11 +63,22 @@ lines 2
 check 'oxi-llm killed: started again, the next message is answered' \
 	'[ "$(sed -n 2p "$TMP/out")" = "echo: two" ]'
 
+# a request in hand: the model answers after a second, the stage dies
+# first; the next one says stage.up and oxi-loop sends it again
+llm=$(stage oxi-llm)
+echo 'three' >&7
+wait_until 20 '[ "$(wc -l <"$TMP/req.log")" -ge 3 ]'
+kill -9 $llm
+lines 3
+check 'oxi-llm killed with a request in hand: the reply comes, once' \
+	'[ "$(sed -n 3p "$TMP/out")" = "echo: three" ] && [ "$(wc -l <"$TMP/req.log")" = 4 ] &&
+	 sleep 1 && [ "$(wc -l <"$TMP/out")" = 3 ]'
+
 exec 7>&-
 wait $chat
 check 'end of input: oxi-chat exits 0' '[ $? = 0 ]'
 check 'the model stage has ended with it' \
-	'wait_until 20 "[ -z \"\$(stage oxi-llm)\" ] && [ -z \"\$(stage cat)\" ]"'
+	'wait_until 20 "[ -z \"\$(stage oxi-llm)\" ]"'
 check 'its FIFOs are removed' '[ -z "$(ls -d "$OXI_HOME"/run.* 2>/dev/null)" ]'
 check_nogrep 'no warnings on a clean run' 'warning|fatal' "$TMP/err"
 done_testing
