@@ -43,8 +43,10 @@ check 'the bot token is in recv and send alone' \
 check 'the model key and the provider headers are in llm alone' \
 	'[ "$(where "$KEY")" = "llm/env/OPENAI_API_KEY " ] &&
 	 [ "$(where S3CR3T-header)" = "llm/env/OXI_OPENAI_HEADERS " ]'
-check 'the search key is in tool alone' \
-	'[ "$(where "$SKEY")" = "tool/env/BRAVE_API_KEY " ]'
+check 'the search key is in tool alone, its backend named to all' \
+	'[ "$(where "$SKEY")" = "tool/env/BRAVE_API_KEY " ] &&
+	 [ "$(cat "$T/loop/env/OXI_WEB_SEARCH")" = brave ] &&
+	 env -u BRAVE_API_KEY OXI_WEB_SEARCH=brave oxi-tool --list | grep -q web_search'
 check 'settings reach every stage; the model reaches loop and llm' \
 	'for s in $stages; do
 		[ "$(cat "$T/$s/env/OXI_ALLOW")" = telegram:1001 ] || exit 1
