@@ -14,9 +14,10 @@ LIBHDR != ls lib/*.h lib/*/*.h 2>/dev/null
 UNITSRC != ls tests/unit/t-*.c 2>/dev/null
 UNITS = $(UNITSRC:.c=)
 
-# each command links only what it needs
+# each command links only what it needs (the channel table names both
+# sides of a channel: oxi-send links the webhook's libmicrohttpd too)
 LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(JQ_LIBS)
-LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(JQ_LIBS)
+LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(JQ_LIBS)
 LIBS_oxi-guard = $(JQ_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)

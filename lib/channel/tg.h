@@ -89,11 +89,60 @@ void tg_res_free(struct tg_res *);
 int tg_getfile(struct tg *, const char *file_id, struct tg_res *res);
 int tg_download(struct tg *, const char *file_path, size_t max,
     const char *dest, struct tg_res *res);
+/* sleeps ms; with tg->termstop, less if SIGTERM comes */
+void tg_pause(struct tg *, long ms);
 /* replaces every occurrence of the token in s (NUL-terminated, edited in
  * place: the replacement is shorter) by "<token>" */
 void tg_redact(const struct tg *, char *s);
 /* a platform id (number or string, borrowed) as a string, or "" */
 const char *tg_idstr(jv v, char *buf, size_t len);
+
+/*
+ * The receiver: tgrecv.c (the ledger, the long poll, the run),
+ * tgmsg.c (an update as records, its files), tghook.c (the webhook).
+ */
+#define TG_NWARN	32	/* update kinds warned about, at most */
+struct sqlite3;
+struct tgrx {
+	struct tg tg;		/* the client */
+	const struct oxi_chan_opts *o;	/* the options */
+	struct sqlite3 *db;	/* the ledger: telegram-<account>.db */
+	char botname[64];	/* the bot's username (getMe), or "" */
+	int groups_all;		/* OXI_TELEGRAM_GROUPS=all: every message of
+				 * a group, not only those addressed to us */
+	int edits_new;		/* OXI_TELEGRAM_EDITS=new */
+	size_t filemax;		/* OXI_TELEGRAM_FILE_MAX */
+	char *filedir;		/* $OXI_HOME/files/telegram */
+	char warned[TG_NWARN][40];	/* kinds of update skipped with a
+					 * warning, each warned once */
+	int nwarned;		/* how many */
+};
+/*
+ * tgmsg.c: the records for update (borrowed), recorded at unix time at,
+ * appended to *out (an array): a msg.in, an approval.answer (its
+ * callback answered at once), or none (skipped: a message not for us,
+ * a kind we do not take).  Files of a message for us are fetched.
+ * 0, or -1: SIGTERM stopped it; the update is left for the next start.
+ */
+int tg_update(struct tgrx *, jv update, long long at, jv *out);
+/*
+ * tgrecv.c: records update (consumed) in the ledger, not yet written,
+ * unless its update_id is there already: 0, or -1 with *err (a bad
+ * update: EINVAL; the database: errno as oxi_db_exec sets it).
+ */
+int tg_ledger_put(struct tgrx *, jv update, const char **err);
+/*
+ * tghook.c: the webhook on listen ("[addr:]port", addr 127.0.0.1 unless
+ * given), its secret from $OXI_TELEGRAM_WEBHOOK_SECRET; setWebhook is
+ * called if $OXI_TELEGRAM_WEBHOOK_URL is set.  Dies 100 on a bad
+ * setting, 111 if it cannot listen.  Each update posted to it is in the
+ * ledger before its 200.  tg_hook_wait: waits up to ms (-1: for ever)
+ * for requests or the signal pipe and serves them: 0, or -1 with errno.
+ */
+struct tghook;
+struct tghook *tg_hook_open(struct tgrx *, const char *listen);
+int tg_hook_wait(struct tghook *, int sigfd, int ms);
+void tg_hook_close(struct tghook *);
 
 /* the functions the channel table names (telegram.c) */
 int oxi_tg_recv(const struct oxi_chan_opts *, const char **what);

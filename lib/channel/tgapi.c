@@ -466,6 +466,22 @@ wait_for(struct tg *tg, struct call *c, const int *flag)
 	}
 }
 
+void
+tg_pause(struct tg *tg, long ms)
+{
+	long long end = oxi_clock_ms() + ms, left;
+	struct pollfd p;
+
+	while (!(tg->termstop && oxi_sig_term) &&
+	    (left = end - oxi_clock_ms()) > 0) {
+		p.fd = tg->sigfd;
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, tg->sigfd >= 0, (int)left) > 0)
+			oxi_sig_drain();
+	}
+}
+
 int
 tg_call(struct tg *tg, const char *method, jv params, long timeout_ms,
     struct tg_res *res)
