@@ -116,6 +116,7 @@ run(struct serve *s, int notif, const char *warm, int max)
 		while (oxi_llmctl_warming(s->ctl) > 0 && !oxi_sig_term &&
 		    !s->fatal)
 			step(s, NULL, 0);
+	oxi_nd_hello();
 	oxi_notify(notif);
 	while (!s->fatal) {
 		if (oxi_sig_term && reading) {

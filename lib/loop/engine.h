@@ -45,7 +45,7 @@ struct turn {
 	int compacts;		/* summaries asked for in this turn */
 	long long sumupto;	/* seq the summary in flight stands for */
 	char reqid[OXI_ID_LEN + 1];	/* the llm.request in flight */
-	char replyid[OXI_ID_LEN + 1];	/* id of our msg.draft/msg.out */
+	char *replyid;		/* of our msg.draft/msg.out: reply:<msg id> */
 	struct oxi_buf prev;	/* text of earlier rounds */
 	struct oxi_buf text;	/* text of this round so far */
 	size_t drafted;		/* bytes of text in the last draft */
@@ -117,8 +117,15 @@ void oxi_out_draft(struct oxi_loop *, struct turn *, long long now,
 /* ms until t's next draft is due, or -1 */
 long long oxi_out_draftdue(const struct oxi_loop *, const struct turn *,
     long long now);
-/* a msg.out of its own (a new id) answering msg.in in with text */
-void oxi_out_note(struct oxi_loop *, jv in, const char *text);
+/* once stopping: the turns waiting for the owner's answer, and those
+ * queued behind them, leave the engine; the next start resumes them */
+void oxi_turn_shelve(struct oxi_loop *);
+/* a note (format text) answering in: its id kind:<msg id>, so that a
+ * note sent again after a restart is the same note ("note", "wait") */
+void oxi_out_note(struct oxi_loop *, jv in, const char *kind,
+    const char *text);
+/* "kind:msgid", allocated: the id of a record derived from a message's */
+char *oxi_out_id(const char *kind, const char *msgid);
 /* an llm.cancel for request id */
 void oxi_out_cancel(struct oxi_loop *, const char *reqid);
 

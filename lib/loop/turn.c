@@ -54,6 +54,7 @@ oxi_turn_free(struct turn *t)
 {
 	calls_free(t);
 	free(t->key);
+	free(t->replyid);
 	free(t->session);
 	oxi_buf_free(&t->prev);
 	oxi_buf_free(&t->text);
@@ -520,7 +521,7 @@ llm_error(struct oxi_loop *l, struct turn *t, jv rec)
 	    t->backoff);
 	if (!t->told) {
 		t->told = 1;
-		oxi_out_note(l, t->in, "The model is unreachable; I will "
+		oxi_out_note(l, t->in, "wait", "The model is unreachable; I will "
 		    "answer when it is back.");
 	}
 	return 0;
@@ -633,6 +634,36 @@ oxi_loop_lost(struct oxi_loop *l, int stage)
 	return 0;
 }
 
+int
+oxi_loop_restarted(struct oxi_loop *l, int stage)
+{
+	struct turn *t;
+	int i;
+
+	if (l->failed)
+		return -1;
+	for (t = l->turns; t; t = t->next) {
+		if (stage == OXI_LOOP_TOOL && t->state == WAIT_TOOLS) {
+			for (i = 0; i < t->ncalls; i++)
+				if (!t->calls[i].done && !t->calls[i].held)
+					(void)l->io.tool(l->io.arg,
+					    jv_copy(t->calls[i].rec));
+			continue;
+		}
+		if (stage != OXI_LOOP_LLM || (t->state != WAIT_LLM &&
+		    t->state != WAIT_SUMMARY))
+			continue;
+		/* as a retry that is due now, without the wait */
+		if (t->state == WAIT_LLM)
+			t->rounds--;
+		oxi_buf_reset(&t->text);
+		t->dirty = 0;
+		t->state = WAIT_RETRY;
+		t->retryat = 0;
+	}
+	return oxi_loop_tick(l);
+}
+
 /* 1 if a call of t waits for the owner: its time is the ask's */
 static int
 asking(const struct turn *t)
@@ -682,6 +713,37 @@ oxi_loop_timeout(const struct oxi_loop *l)
 	return best > 86400000 ? 86400000 : (int)best;
 }
 
+/*
+ * No answer can come once input has stopped: a turn waiting for the
+ * owner, and the turns of its conversation queued behind it, leave
+ * without a word.  They stay "working" in the inbox, so the next start
+ * takes them up again (oxi_loop_resume) and asks anew.
+ */
+void
+oxi_turn_shelve(struct oxi_loop *l)
+{
+	struct turn **pp, *t;
+	jv keys = jv_object(), k;
+	int gone;
+
+	/* turns come in order of arrival: the one asking before its queue */
+	for (pp = &l->turns; (t = *pp);) {
+		k = jv_object_get(jv_copy(keys), jv_string(t->key));
+		gone = asking(t) || (t->state == WAIT_START && jv_is_valid(k));
+		jv_free(k);
+		if (!gone) {
+			pp = &t->next;
+			continue;
+		}
+		keys = jv_object_set(keys, jv_string(t->key), jv_true());
+		oxi_info("%s: left for the next start: it waits for the "
+		    "owner's answer", t->msgid);
+		*pp = t->next;
+		oxi_turn_free(t);
+	}
+	jv_free(keys);
+}
+
 int
 oxi_loop_stop(struct oxi_loop *l)
 {
@@ -697,5 +759,6 @@ again:
 				return -1;
 			goto again;
 		}
+	oxi_turn_shelve(l);
 	return 0;
 }
