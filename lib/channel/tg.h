@@ -200,6 +200,10 @@ void tg_sent_draft(struct tgtx *, const char *id, const char *chat,
     const char *mid);
 void tg_sent_draft_get(struct tgtx *, const char *id, char *mid,
     size_t len);
+/* a receipt for ref answering inreply: delivered as pid, or not for
+ * error; none once their reader has gone (EPIPE), else dies 111 */
+void tg_sent_receipt(struct tgtx *, const char *ref, const char *inreply,
+    const char *pid, const char *error);
 /* forgets what was delivered long ago */
 void tg_sent_prune(struct tgtx *);
 /*

@@ -49,9 +49,9 @@ struct job {
 	struct oxi_tgmd_part *parts;	/* its text as messages */
 	int nparts;		/* how many */
 	int n;			/* the next to go */
-	char pid[64];		/* the first one's platform id */
+	char pid[100];		/* the first one's platform id */
 	char chat[64];		/* where: a migrated group's new id */
-	char edit[24];		/* a draft message the first part replaces */
+	char edit[32];		/* a draft message the first part replaces */
 	int plain;		/* the part in hand goes without markup */
 	int nothread;		/* the thread is gone: without it */
 	long long until;	/* a pause: nothing before */
@@ -70,7 +70,8 @@ struct tgchat {
 	char *dhtml, *dplain;	/* the draft text due, or NULL */
 	char *dshown;		/* the draft text shown */
 	char *dthread;		/* its thread, or NULL */
-	char dmid[24];		/* the message that shows it, or "" */
+	long long dreply;	/* the message it answers, or 0 */
+	char dmid[32];		/* the message that shows it, or "" */
 	int nonative;		/* sendMessageDraft refused here */
 	long long dlast;	/* the last draft call */
 	int typing;		/* typing asked for */
@@ -195,18 +196,16 @@ keyboard(jv rec)
 /* the message the reply answers: msg.out's reply_to, else in a group
  * the message it answers (its msg.in id, telegram:ACCOUNT:CHAT:MID) */
 static long long
-replyto(struct tgtx *tx, struct job *j)
+replyto(struct tgtx *tx, jv rec, const char *chat)
 {
-	const char *r = oxi_msg_peek(j->rec, "reply_to"), *p;
-	size_t n;
+	const char *r = oxi_msg_peek(rec, "reply_to"), *p;
+	size_t n = strlen(tx->tg.account), m = strlen(chat);
 
-	if (!r && j->chat[0] == '-' &&
-	    (r = oxi_msg_peek(j->rec, "in_reply_to")) &&
+	if (!r && chat[0] == '-' && (r = oxi_msg_peek(rec, "in_reply_to")) &&
 	    strncmp(r, "telegram:", 9) == 0 &&
-	    strncmp(r + 9, tx->tg.account, n = strlen(tx->tg.account)) == 0 &&
-	    r[9 + n] == ':' && strncmp(r + 10 + n, j->chat,
-	    strlen(j->chat)) == 0 && r[10 + n + strlen(j->chat)] == ':')
-		r += 11 + n + strlen(j->chat);
+	    strncmp(r + 9, tx->tg.account, n) == 0 && r[9 + n] == ':' &&
+	    strncmp(r + 10 + n, chat, m) == 0 && r[10 + n + m] == ':')
+		r += 11 + n + m;
 	else if (!r)
 		return 0;
 	for (p = r; *p >= '0' && *p <= '9'; p++)
@@ -215,13 +214,19 @@ replyto(struct tgtx *tx, struct job *j)
 	    atoll(r) : 0;
 }
 
-/* chat_id, and message_thread_id if thread is a number */
+/* chat_id, message_thread_id if thread is a number, reply_parameters if
+ * reply is one */
 static jv
-where(const char *chat, const char *thread)
+where(const char *chat, const char *thread, long long reply)
 {
 	jv p = jv_object_set(jv_object(), jv_string("chat_id"),
 	    jv_string(chat));
 
+	if (reply > 0)
+		p = jv_object_set(p, jv_string("reply_parameters"),
+		    jv_object_set(jv_object_set(jv_object(),
+		    jv_string("message_id"), jv_number((double)reply)),
+		    jv_string("allow_sending_without_reply"), jv_true()));
 	if (thread && *thread && strspn(thread, "0123456789") ==
 	    strlen(thread) && strlen(thread) < 16)
 		p = jv_object_set(p, jv_string("message_thread_id"),
@@ -270,7 +275,6 @@ job_start(struct tgtx *tx, struct tgchat *c)
 	struct job *j = c->head;
 	const struct oxi_tgmd_part *pt;
 	struct call *k;
-	long long rt;
 	jv p;
 
 	/* nothing to show, all out before a restart, or no chat */
@@ -293,17 +297,12 @@ job_start(struct tgtx *tx, struct tgchat *c)
 			tg_sent_draft_get(tx, j->key, j->edit, sizeof j->edit);
 	}
 	k->what = C_JOB;
+	k->edit = j->n == 0 && j->edit[0];
 	p = where(j->chat, j->nothread ? NULL : oxi_msg_peek(j->rec,
-	    "thread"));
-	if (j->n == 0 && j->edit[0]) {
-		k->edit = 1;
+	    "thread"), j->n > 0 || k->edit ? 0 : replyto(tx, j->rec, j->chat));
+	if (k->edit)
 		p = jv_object_set(p, jv_string("message_id"),
 		    jv_number(atof(j->edit)));
-	} else if (j->n == 0 && (rt = replyto(tx, j)) > 0)
-		p = jv_object_set(p, jv_string("reply_parameters"),
-		    jv_object_set(jv_object_set(jv_object(),
-		    jv_string("message_id"), jv_number((double)rt)),
-		    jv_string("allow_sending_without_reply"), jv_true()));
 	p = text(p, pt->html, pt->plain, j->plain || j->kind == J_ERR);
 	if (j->kind == J_ASK && j->n == j->nparts - 1)
 		p = jv_object_set(p, jv_string("reply_markup"),
@@ -331,7 +330,8 @@ draft_start(struct tgtx *tx, struct tgchat *c)
 {
 	struct call *k = xcalloc(1, sizeof *k);
 	const char *method;
-	jv p = where(c->id, c->dthread);
+	jv p = where(c->id, c->dthread, c->dmid[0] || !c->group ? 0 :
+	    c->dreply);
 
 	k->what = C_DRAFT;
 	k->html = c->dhtml;
@@ -358,7 +358,7 @@ static void
 typing_start(struct tgtx *tx, struct tgchat *c)
 {
 	struct call *k = xcalloc(1, sizeof *k);
-	jv p = where(c->id, c->tthread);
+	jv p = where(c->id, c->tthread, 0);
 
 	k->what = C_TYPING;
 	c->typing = 0;
@@ -531,7 +531,7 @@ tg_out_job(struct tgtx *tx, const char *key, jv rec)
 	struct job *j = xcalloc(1, sizeof *j);
 	const char *type = oxi_msg_type_peek(rec), *chat;
 	struct tgchat *c;
-	char pid[64];
+	char pid[100];
 
 	j->key = xstrdup(key);
 	j->rec = rec;
@@ -562,6 +562,8 @@ tg_out_job(struct tgtx *tx, const char *key, jv rec)
 	else
 		c->head = j;
 	c->tail = j;
+	/* the message ends "typing..." */
+	c->typing = 0;
 	if (c->did && strcmp(c->did, key) == 0)
 		draft_clear(c);
 }
@@ -591,8 +593,10 @@ tg_out_draft(struct tgtx *tx, jv rec)
 		c->dmid[0] = '\0';
 		free(c->dthread);
 		c->dthread = dup0(oxi_msg_peek(rec, "thread"));
+		c->dreply = replyto(tx, rec, c->id);
 	}
 	draft_clear(c);
+	c->typing = 0;
 	/* only the first part: the rest shows when the reply is done */
 	if (!c->dshown || strcmp(c->dshown, p[0].html) != 0) {
 		c->dhtml = p[0].html;

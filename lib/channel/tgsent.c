@@ -157,23 +157,19 @@ tg_sent_state(struct tgtx *tx, const char *key)
 	return state;
 }
 
-/* the receipt of a row (its reader gone: none); 0, or -1 if it failed
- * in a way worth telling */
-static int
-receipt(struct tgtx *tx, const char *ref, const char *inreply,
+void
+tg_sent_receipt(struct tgtx *tx, const char *ref, const char *inreply,
     const char *pid, const char *error)
 {
 	if (tx->rcptgone || !ref)
-		return 0;
+		return;
 	if (oxi_msg_receipt(tx->rcptfd, "telegram", ref, inreply, pid,
 	    error == NULL, error) == 0)
-		return 0;
-	if (errno == EPIPE) {
-		oxi_warn("receipts: no one reads them any more");
-		tx->rcptgone = 1;
-		return 0;
-	}
-	oxi_diesys(OXI_EX_TEMP, "unable to write a receipt");
+		return;
+	if (errno != EPIPE)
+		oxi_diesys(OXI_EX_TEMP, "unable to write a receipt");
+	oxi_warn("receipts: no one reads them any more");
+	tx->rcptgone = 1;
 }
 
 static void
@@ -216,7 +212,7 @@ tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
 	st = prep(tx, "SELECT key, ref, inreply, pid, error FROM outbox "
 	    "WHERE state != 0 AND rcpt = 0 ORDER BY rowid");
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		receipt(tx, col(st, 1), col(st, 2), col(st, 3), col(st, 4));
+		tg_sent_receipt(tx, col(st, 1), col(st, 2), col(st, 3), col(st, 4));
 		rcpt_written(tx, col(st, 0));
 	}
 	if (r != SQLITE_DONE)
@@ -272,7 +268,7 @@ tg_sent_done(struct tgtx *tx, const char *key, const char *ref,
 	bind(st, 5, error);
 	bind(st, 6, key);
 	done(tx, st, "unable to mark a delivery");
-	receipt(tx, ref, inreply, pid, error);
+	tg_sent_receipt(tx, ref, inreply, pid, error);
 	rcpt_written(tx, key);
 }
 
