@@ -3,17 +3,15 @@
  * with at most one call in flight, all chats at once on the client's
  * http loop
  *
- * A job is a record of the sent-ledger: a msg.out (its Markdown as
- * Telegram HTML in parts, tgmd.c), an approval.ask (its text and a
- * button a choice, callback_data "a:<ask id>:<choice>"), an error shown
- * to the chat.  Its parts go out in order with sendMessage, parse_mode
- * HTML; the first answers msg.out's reply_to (in a group, else the
- * message it answers) in its thread.  A part Telegram cannot parse
- * goes again as plain text; a 429 holds that chat alone for its
- * retry_after; the network and 5xx are retried with a pause doubled up
- * to a minute; a chat that became a supergroup is followed; any other
- * refusal (the bot blocked: 403) fails the job, with a receipt that says
- * why.  A refused token ends the stage (100).
+ * A job is a record of the sent-ledger: a msg.out (Telegram HTML in
+ * parts, tgmd.c), an approval.ask (a button a choice, callback_data
+ * "a:<ask id>:<choice>"), an error shown.  Its parts go out in order,
+ * sendMessage parse_mode HTML, the first answering reply_to (in a group,
+ * else the message it answers), in its thread.  A part Telegram cannot
+ * parse goes again as plain text; a 429 holds that chat alone for its
+ * retry_after; the network and 5xx are retried after a pause doubled up
+ * to a minute; a group that became a supergroup is followed; any other
+ * refusal (403: the bot blocked) fails the job, its receipt says why.
  *
  * Drafts: the newest text of a reply being written, at most every
  * edit_ms in a private chat and thrice that in a group: sendMessageDraft
@@ -97,12 +95,6 @@ is(jv rec, const char *key, const char *val)
 	return s && strcmp(s, val) == 0;
 }
 
-static char *
-dup0(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static struct tgchat *
 chat_get(struct tgtx *tx, const char *id)
 {
@@ -153,15 +145,10 @@ job_free(struct job *j)
 
 /* the labels of the usual choices */
 static const char *
-label(const char *choice)
+label(const char *c)
 {
-	if (strcmp(choice, "once") == 0)
-		return "Allow once";
-	if (strcmp(choice, "always") == 0)
-		return "Always allow";
-	if (strcmp(choice, "deny") == 0)
-		return "Deny";
-	return choice;
+	return !strcmp(c, "once") ? "Allow once" : !strcmp(c, "always") ?
+	    "Always allow" : !strcmp(c, "deny") ? "Deny" : c;
 }
 
 /* approval.ask's buttons: one row, a button a choice */
@@ -400,6 +387,24 @@ mid(jv result, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A failed call: a refused token ends the stage (a supervisor must not
+ * start it again); a 429 holds the chat for retry_after (1 if none
+ * says): 1 then
+ */
+static int
+held(struct tgchat *c, const struct tg_res *res)
+{
+	if (res->code == 401 || res->code == 404)
+		oxi_die(OXI_EX_USAGE, "the bot token was refused (%s): check "
+		    "TELEGRAM_BOT_TOKEN", res->err);
+	if (res->code != 429)
+		return 0;
+	c->until = oxi_clock_ms() + (res->retry_after > 0 ?
+	    res->retry_after * 1000 : BACKOFF_MS);
+	return 1;
+}
+
 /* Telegram's answer to a part of c's first job */
 static void
 job_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
@@ -422,15 +427,10 @@ job_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 			job_end(tx, c, NULL);
 		return;
 	}
-	if (res->code == 401 || res->code == 404)
-		oxi_die(OXI_EX_USAGE, "the bot token was refused (%s): check "
-		    "TELEGRAM_BOT_TOKEN", res->err);
-	if (res->code == 429) {
-		c->until = oxi_clock_ms() + (res->retry_after > 0 ?
-		    res->retry_after * 1000 : BACKOFF_MS);
+	if (held(c, res))
 		oxi_info("telegram: %s: chat %s waits %ld s", res->err, c->id,
 		    res->retry_after > 0 ? res->retry_after : 1);
-	} else if (res->migrate[0]) {
+	else if (res->migrate[0]) {
 		oxi_info("telegram: chat %s is now %s", j->chat, res->migrate);
 		snprintf(j->chat, sizeof j->chat, "%s", res->migrate);
 	} else if (res->code == 400 && strstr(res->desc, "can't parse") &&
@@ -475,12 +475,8 @@ draft_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 		k->html = NULL;
 		return;
 	}
-	if (res->code == 401 || res->code == 404)
-		oxi_die(OXI_EX_USAGE, "the bot token was refused (%s): check "
-		    "TELEGRAM_BOT_TOKEN", res->err);
-	if (res->code == 429)
-		c->until = oxi_clock_ms() + (res->retry_after > 0 ?
-		    res->retry_after * 1000 : BACKOFF_MS);
+	if (held(c, res))
+		;
 	else if (res->code == 400 && strstr(res->desc, "can't parse")) {
 		/* drafts pass; the reply itself has its plain fallback */
 		oxi_debug("telegram: %s: a draft dropped", res->err);
@@ -592,7 +588,8 @@ tg_out_draft(struct tgtx *tx, jv rec)
 		c->dshown = NULL;
 		c->dmid[0] = '\0';
 		free(c->dthread);
-		c->dthread = dup0(oxi_msg_peek(rec, "thread"));
+		c->dthread = oxi_msg_peek(rec, "thread") ?
+		    xstrdup(oxi_msg_peek(rec, "thread")) : NULL;
 		c->dreply = replyto(tx, rec, c->id);
 	}
 	draft_clear(c);
@@ -613,7 +610,8 @@ tg_out_typing(struct tgtx *tx, jv rec)
 
 	c->typing = 1;
 	free(c->tthread);
-	c->tthread = dup0(oxi_msg_peek(rec, "thread"));
+	c->tthread = oxi_msg_peek(rec, "thread") ?
+	    xstrdup(oxi_msg_peek(rec, "thread")) : NULL;
 }
 
 /* when c may start its next call: a time, or -1 for nothing to do */
