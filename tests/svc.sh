@@ -77,6 +77,13 @@ svc_ready() {
 	fi
 }
 
+# svc_allready: every stage of $stages ready, and the FIFO holder up (it
+# has no readiness of its own)
+svc_allready() {
+	for _s in $stages; do svc_ready "$_s" || return 1; done
+	[ -n "$(svc_pid fifos)" ]
+}
+
 # svc_down STAGE: STAGE is down and wanted down (after exit 100)
 svc_down() {
 	if [ "$SV" = s6 ]; then

@@ -32,12 +32,8 @@ mkdir -p "$T/tool/data/workspace"
 python3 "$TESTS/svcload.py" files "$T/tool/data/workspace" $CHATS $PER
 
 svc_start "$T"
-allready() {	# the holder has no readiness of its own: it is up
-	for s in $stages; do svc_ready "$s" || return 1; done
-	[ -n "$(svc_pid fifos)" ]
-}
 check "under $SV every stage comes up (and says it is ready)" \
-	'wait_until 30 allready'
+	'wait_until 30 svc_allready'
 # why: what each stage's log says last, when something failed
 why() {
 	for s in $stages; do
@@ -77,7 +73,7 @@ check 'every stage was killed with kill -9 at least twice' \
 			{ echo "$s: $(grep -c " $s " "$TMP/killed")"; exit 1; }
 	 done'
 restarted() {
-	allready || return 1
+	svc_allready || return 1
 	for s in $stages; do
 		grep -q " $s $(svc_pid $s)\$" "$TMP/killed" && return 1
 	done

@@ -39,12 +39,8 @@ T=$TMP/tree
 	{ echo "Bail out! oxi-svc failed"; exit 1; }
 F=$T/fifos/data
 svc_start "$T"
-allready() {	# the holder has no readiness of its own: it is up
-	for s in $stages; do svc_ready "$s" || return 1; done
-	[ -n "$(svc_pid fifos)" ]
-}
 check "under $SV every stage and the fifos holder come up (and ready)" \
-	'wait_until 30 allready'
+	'wait_until 30 svc_allready'
 
 # secrets PID: which of the two secrets PID holds, and the names of its
 # variables other than those the tree sets
@@ -92,7 +88,7 @@ restarted() {
 		_n=$(svc_pid "${b%%=*}")
 		[ -n "$_n" ] && [ "$_n" != "${b#*=}" ] || return 1
 	done
-	allready
+	svc_allready
 }
 check 'kill -9 of every stage and of the holder: each is started again' \
 	'wait_until 30 restarted'
