@@ -98,7 +98,7 @@ load
 diag "$(head -n 1 "$TMP/count")"
 check 'none lost' 'grep -q " lost 0 " "$TMP/count"'
 # a reply is sent twice only when oxi-send is killed after Telegram took
-# it and before its sent-ledger recorded so (oxi-send(1): its one
+# it (or had the request) and before its sent-ledger recorded so (its one
 # window; the Bot API has no idempotency key): any other double fails
 doubled=$(sed -n 's/.* doubled \([0-9]*\) .*/\1/p' "$TMP/count")
 window=$(sed -n 's/.* window \([0-9]*\)$/\1/p' "$TMP/count")

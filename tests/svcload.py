@@ -19,11 +19,12 @@ check   reads the messages the fake holds (/control/state) and prints
         misplaced M" then, indented, the first few of each kind; with
         LOG (the fake's --log), also "attempts A" (sendMessage calls,
         accepted or not); with KILLS too (lines "TIME STAGE PID"),
-        "window W": of the replies doubled, those whose first two
-        attempts fall either side of a kill of send, the first at most
-        WINDOW seconds before it: oxi-send's one window (oxi-send(1)),
-        Telegram took the part and the kill came before its ledger had
-        it.  Exit 0 when nothing is lost, doubled, stray or misplaced.
+        "window W": of the replies doubled, those whose second attempt
+        follows a kill of send that came at most WINDOW seconds after
+        the first, or LAG before it (the bytes of a request written just
+        before the kill reach the fake after it): oxi-send's one window
+        (oxi-send(1)), Telegram took the part and the kill came before
+        its ledger had it.  Exit 0 when nothing is lost, doubled, stray or misplaced.
 """
 import json
 import sys
@@ -32,6 +33,7 @@ import urllib.request
 
 USER0 = 7001
 WINDOW = 1.0
+LAG = 0.5
 
 
 def text_of(c, n):
@@ -92,10 +94,10 @@ def attempts(log):
 
 
 def in_window(ts, kills):
-    """the first two attempts ts straddle a kill of send, the first at
-    most WINDOW seconds before it"""
-    return len(ts) > 1 and any(ts[0] < k < ts[1] and k - ts[0] <= WINDOW
-                               for k in kills)
+    """of the attempts ts, the first from a sender killed at k (at most
+    WINDOW seconds after it, or LAG before), the second from a later one"""
+    return len(ts) > 1 and any(ts[0] - LAG <= k <= ts[0] + WINDOW and
+                               k < ts[1] for k in kills)
 
 
 def check(port, chats, per, log=None, killfile=None):
