@@ -2,13 +2,14 @@
 # the first steps of README.md under s6 (runit where s6 is missing): a
 # tree with no allowlist denies the first sender and names it in
 # guard-in's log; its id in guard-in/env/OXI_ALLOW and a restart of
-# guard-in let it in
+# guard-in let it in; a token Telegram refuses keeps recv and send down
+# (exit 100), not restarting in a loop
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 SV=s6
 command -v s6-svscan >/dev/null || SV=runit
 . ./svc.sh
 svc_skip
-plan 5
+plan 7
 
 TOK=123456:S3CR3T-allow-token
 fake_server telegram.py --token "$TOK" --log "$TMP/tg.log"
@@ -54,4 +55,24 @@ check 'the message denied before was never answered' \
 	'! grep -q "echo: hello?" "$TMP/tg.log"'
 check 'the tree README says the same' \
 	'grep -q "guard-in/env/OXI_ALLOW" "$T/README"'
+
+# a wrong token: Telegram refuses it, recv and send exit 100 and stay down
+svc_stop
+echo 123456:S3CR3T-wrong-token >"$T/recv/env/TELEGRAM_BOT_TOKEN"
+echo 123456:S3CR3T-wrong-token >"$T/send/env/TELEGRAM_BOT_TOKEN"
+svc_start "$T"
+# a reply for send to deliver, once the holder keeps the FIFO (a FIFO no
+# process holds drops its bytes): its first call meets the refusal
+wait_until 20 '[ -n "$(svc_pid fifos)" ]'
+printf '%s\n' '{"v":1,"type":"msg.out","id":"reply:x","channel":"telegram","account":"main","chat":"4242","text":"hi"}' \
+	1<>"$T/fifos/data/send.in"
+check 'a refused token: recv and send exit 100 and are kept down' \
+	'wait_until 30 "svc_down recv && svc_down send"'
+sleep 2
+check '...once: no restart loop, and the logs say why' \
+	'for s in recv send; do
+		svc_down $s &&
+		[ "$(grep -c "exited 100: kept down" "$T/$s/log/main/current")" = 1 ] &&
+		grep -q "TELEGRAM_BOT_TOKEN" "$T/$s/log/main/current" || exit 1
+	 done && ! grep -rq S3CR3T "$T"/*/log'
 done_testing
