@@ -5,7 +5,7 @@
 # the dead one had in hand; nothing is left behind
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 [ -r /proc/self/environ ] || skip_all "no /proc/PID/environ"
-plan 11
+plan 12
 
 fake_server openai.py --delay 1 --log "$TMP/req.log"
 export OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" OXI_MODEL=openai/fake
@@ -81,4 +81,20 @@ check 'the model stage has ended with it' \
 	'wait_until 20 "[ -z \"\$(stage oxi-llm)\" ]"'
 check 'its FIFOs are removed' '[ -z "$(ls -d "$OXI_HOME"/run.* 2>/dev/null)" ]'
 check_nogrep 'no warnings on a clean run' 'warning|fatal' "$TMP/err"
+
+# a model stage slow to start: oxi-chat waits until it is ready, so that
+# oxi-loop sends nothing before its stage.up (which would send it again)
+mkdir -p "$TMP/slow"
+cat >"$TMP/slow/oxi-llm" <<EOT
+#!/bin/sh
+sleep 1
+exec "$TOP/bin/oxi-llm" "\$@"
+EOT
+chmod +x "$TMP/slow/oxi-llm"
+: >"$TMP/req.log"
+printf 'four\nfive\n' | PATH="$TMP/slow:$PATH" oxi-chat -w "$WS" >"$TMP/out2" 2>&1
+check 'a slow model stage: each message one request, one reply' \
+	'[ "$(wc -l <"$TMP/req.log")" = 2 ] &&
+	 [ "$(cat "$TMP/out2")" = "echo: four
+echo: five" ]'
 done_testing
