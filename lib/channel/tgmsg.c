@@ -263,14 +263,15 @@ fetch(struct tgrx *rx, jv a, jv f, int *stopped)
 			else if (!path)
 				snprintf(res.err, sizeof res.err,
 				    "getFile: no file path");
-			else if ((r = tg_download(&rx->tg, path, rx->filemax,
-			    dest.s, &dl)) < 0) {
-				memcpy(res.err, dl.err, sizeof res.err);
-				res.kind = dl.kind;
-				res.temp = dl.temp;
-			}
-			if (path)
+			else {
+				if ((r = tg_download(&rx->tg, path,
+				    rx->filemax, dest.s, &dl)) < 0) {
+					memcpy(res.err, dl.err, sizeof res.err);
+					res.kind = dl.kind;
+					res.temp = dl.temp;
+				}
 				tg_res_free(&dl);
+			}
 		}
 		tg_res_free(&res);
 		if (r == 0)
