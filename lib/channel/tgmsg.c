@@ -420,7 +420,7 @@ message(struct tgrx *rx, jv m, int edit, jv *out)
 	char chat[ID], mid[ID], from[ID], s[ID], ts[32];
 	const char *type, *text;
 	jv c = oxi_jget(m, "chat"), who = oxi_jget(m, "from"), ents, r,
-	    atts, files, a, rec;
+	    atts, files, f, a, rec;
 	int i, n, mentioned = 0, stopped = 0, group;
 
 	idof(c, "id", chat);
@@ -456,8 +456,9 @@ message(struct tgrx *rx, jv m, int edit, jv *out)
 		goto skip;
 	}
 	for (i = 0; i < n && !stopped; i++) {
-		a = fetch(rx, jv_array_get(jv_copy(atts), i),
-		    jv_array_get(jv_copy(files), i), &stopped);
+		f = jv_array_get(jv_copy(files), i);
+		a = fetch(rx, jv_array_get(jv_copy(atts), i), f, &stopped);
+		jv_free(f);
 		atts = jv_array_set(atts, i, a);
 	}
 	if (stopped)

@@ -53,7 +53,8 @@ Control (no token):
   POST /control/fail            {"method":M,"code":C,"description":D,
                                 "retry_after":S,"migrate_to_chat_id":ID,
                                 "count":N}: the next N calls of M (N
-                                default 1, M "*" for any) fail so
+                                default 1, M "*" for any; "file" for a
+                                download) fail so
   POST /control/file            {"file_id","name","data_b64"}: add a file
   GET  /control/state           {"pending","confirmed","next_id","webhook",
                                 "calls","messages":{chat:[{id,text}]}}:
@@ -455,6 +456,10 @@ class Handler(BaseHTTPRequestHandler):
             if m.group(1) != ARGS.token:
                 return self.fail(401, "Unauthorized")
             self.log("file", {"path": m.group(2)})
+            f = injected("file")
+            if f:
+                return self.fail(f.get("code", 404), f.get("description",
+                                                           "Not Found"))
             name = m.group(2)[len("files/"):] if m.group(2).startswith(
                 "files/") else None
             with LOCK:
