@@ -49,30 +49,18 @@ for i in range(600):
     out.write(json.dumps(u) + "\n")
 EOF
 tg_start --all-kinds --files "$TMP/files" --updates "$TMP/ups"
-rm -f "$TMP/ready"
-mkfifo "$TMP/ready"
-OXI_TELEGRAM_EDITS=new $VG oxi-recv -d 3 telegram >"$TMP/out" 2>"$TMP/err" \
-	3>"$TMP/ready" &
-pid=$!
-_bgpids="$_bgpids $pid"
-timeout 60 sh -c 'read -r _ <"$0"' "$TMP/ready"
+RECV_WRAP=$VG
+OXI_TELEGRAM_EDITS=new tg_recv "$TMP/out" "$TMP/err"
 tg_wait 120
-kill -TERM $pid
-wait $pid
-rc=$?
+tg_stop
 check 'the long poll: 600 updates, exit 0, no error, no leak' \
-	'[ "$rc" = 0 ] && ! grep -q "==[0-9]*==" "$TMP/err"'
+	'[ "$RC" = 0 ] && ! grep -q "==[0-9]*==" "$TMP/err"'
 check '...every update of ours written' \
 	'[ "$(grep -c "\"type\":\"msg.in\"" "$TMP/out")" = 400 ] &&
 	 [ "$(grep -c "\"type\":\"approval.answer\"" "$TMP/out")" = 100 ]'
 
 export OXI_HOME="$TMP/home2" OXI_TELEGRAM_WEBHOOK_SECRET=hook
-rm -f "$TMP/ready"
-mkfifo "$TMP/ready"
-$VG oxi-recv -d 3 -w 0 telegram >"$TMP/out2" 2>"$TMP/err2" 3>"$TMP/ready" &
-pid=$!
-_bgpids="$_bgpids $pid"
-timeout 60 sh -c 'read -r _ <"$0"' "$TMP/ready"
+tg_recv "$TMP/out2" "$TMP/err2" -w 0
 HP=$(sed -n 's/^oxi-recv: info: telegram: webhook on \(.*\)$/\1/p' "$TMP/err2")
 n=0
 head -n 300 "$TMP/ups" | while IFS= read -r u; do
@@ -85,11 +73,9 @@ head -n 300 "$TMP/ups" | while IFS= read -r u; do
 	[ $((n % 50)) = 1 ] && curl -s -o /dev/null --data-binary "{}" "http://$HP/"
 done
 sleep 2
-kill -TERM $pid
-wait $pid
-rc=$?
+tg_stop
 check 'the webhook: 300 updates and refusals, exit 0, no error, no leak' \
-	'[ "$rc" = 0 ] && ! grep -q "==[0-9]*==" "$TMP/err2"'
+	'[ "$RC" = 0 ] && ! grep -q "==[0-9]*==" "$TMP/err2"'
 check '...every update of ours written' \
 	'[ "$(grep -c "\"type\":\"msg.in\"" "$TMP/out2")" = 150 ] &&
 	 [ "$(grep -c "\"type\":\"approval.answer\"" "$TMP/out2")" = 50 ]'

@@ -7,7 +7,9 @@
 # until the receiver has confirmed every update fed, which it does once
 # it has written them (it drains before each getUpdates); tg_recv OUT
 # ERR [ARGS] runs oxi-recv telegram in the background (RECV_PID) and
-# waits for its readiness; tg_stop ends it with SIGTERM and sets RC.
+# waits for its readiness (RECV_WRAP, if set, is a command to run it
+# under, such as valgrind); tg_stop ends it with SIGTERM and sets RC, and
+# STOP_MS, the milliseconds it took to exit.
 
 TOKEN=123456:TEST-token_0123456789abcdef
 SECRET_PART=TEST-token_0123456789abcdef
@@ -59,7 +61,8 @@ tg_recv() {
 	shift 2
 	rm -f "$TMP/ready"
 	mkfifo "$TMP/ready"
-	oxi-recv -d 3 "$@" telegram >"$_out" 2>"$_err" 3>"$TMP/ready" &
+	$RECV_WRAP oxi-recv -d 3 "$@" telegram >"$_out" 2>"$_err" \
+		3>"$TMP/ready" &
 	RECV_PID=$!
 	_bgpids="$_bgpids $RECV_PID"
 	timeout 20 sh -c 'read -r _ <"$0"' "$TMP/ready"
@@ -67,9 +70,11 @@ tg_recv() {
 }
 
 tg_stop() {
+	_t0=$(date +%s%N)
 	kill -TERM "$RECV_PID" 2>/dev/null
 	wait "$RECV_PID"
 	RC=$?
+	STOP_MS=$((($(date +%s%N) - _t0) / 1000000))
 }
 
 # tg_run OUT ERR [ARGS]: tg_recv, tg_wait, tg_stop
