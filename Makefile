@@ -141,7 +141,7 @@ FUZZ_ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) -std=c99 $(WFLAGS) \
 	$(JQ_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS) \
 	$(PCRE2_CFLAGS) $(MHD_CFLAGS) $(FUZZ_CFLAGS)
 FUZZ_DIALECTS = openai anthropic gemini ollama responses
-FUZZ_HARNESSES = nd sse json html url shpolicy $(FUZZ_DIALECTS)
+FUZZ_HARNESSES = nd sse json html url shpolicy tgupdate $(FUZZ_DIALECTS)
 FUZZ_OBJ = $(LIBSRC:lib/%.c=tests/fuzz/obj/%.o)
 FUZZ_LIB = tests/fuzz/obj/liboxi.a
 FUZZ_BINS = $(FUZZ_HARNESSES:%=tests/fuzz/fz-%)
