@@ -31,6 +31,9 @@ POST .../chat/completions appends the raw request body as one line to
     last user text "slow..."        -> "echo: " + it, streamed with 20 ms
                                        between pieces (a reply to stop)
     anything else                   -> "echo: " + the last user text
+A model whose name holds "novision" answers a request with an image_url
+part as OpenAI does a model without vision: a 400 ("Invalid content
+type. image_url is only supported by certain models.").
 POST .../audio/transcriptions takes a multipart/form-data body, parsed
 here by its boundary (not by a library that might forgive a bad one):
 --log gets one JSON line {"path", "model", "response_format", "filename",
@@ -350,6 +353,17 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.send_json(400, {"error": {"message": "bad JSON body",
                                            "type": "invalid_request_error"}})
+            return
+        if "novision" in str(req.get("model")) and any(
+                isinstance(p, dict) and p.get("type") == "image_url"
+                for m in req.get("messages") or []
+                if isinstance(m.get("content"), list)
+                for p in m["content"]):
+            self.send_json(400, {"error": {
+                "message": "Invalid content type. image_url is only"
+                           " supported by certain models.",
+                "type": "invalid_request_error", "param": "messages",
+                "code": None}})
             return
         if ARGS.delay:
             time.sleep(ARGS.delay)
