@@ -4,7 +4,7 @@
 # key held by oxi-llm, "unconfigured" when there is none, files checked,
 # errors and retries as for other requests
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 21
+plan 23
 
 export OXI_DEADLETTER="$TMP/dead.ndjson" OXI_LLM_BACKOFF=0.01
 fake_server openai.py --log "$TMP/log"
@@ -113,6 +113,15 @@ cp "$TMP/voice.oga" "$TMP/voice.amr"
 treq p1 "$TMP/voice.amr" '"mime":"audio/amr",' | run
 check 'a file of a type the provider refuses: its 400 as bad_request' \
 	'grep -q "\"ref\":\"p1\",\"code\":\"bad_request\",\"message\":\"openai: HTTP 400: Invalid file format[^\"]*\",\"retryable\":false" "$TMP/out"'
+
+treq r1 "$TMP/voice.oga" '"mime":"audio/ogg",' | run --record "$TMP/rec"
+check '--record keeps the transcribe and its transcription' \
+	'[ "$(jget "[\"type\"]" "$TMP/rec" | tr "\n" " ")" = "transcribe transcription " ]'
+{ treq r2 "$TMP/voice.oga" '"mime":"audio/ogg",'; treq r3 "$TMP/noise.ogg"; } |
+	OPENAI_API_KEY= OXI_OPENAI_BASE_URL= run --replay "$TMP/rec"
+check '--replay answers the same path without a key; another path misses' \
+	'grep -q "\"type\":\"transcription\",\"id\":\"r2\",\"text\":\"remind me to buy bread\"" "$TMP/out" &&
+	 grep -q "\"ref\":\"r3\",\"code\":\"replay_miss\"" "$TMP/out"'
 
 fake_server openai.py --log "$TMP/log" --status 401
 export OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1"
