@@ -186,6 +186,8 @@ listen(struct oxi_loop *l, struct turn *t)
 			jv_free(why);
 			continue;
 		}
+		req = jv_object_set(req, jv_string("session"),
+		    jv_string(t->session));
 		if (!t->deadline && l->cfg->turnms > 0)
 			t->deadline = oxi_clock_ms() + l->cfg->turnms;
 		t->state = WAIT_VOICE;
@@ -204,6 +206,10 @@ static int
 voiced(struct oxi_loop *l, struct turn *t, const char *text,
     const char *why)
 {
+	if (text && !text[strspn(text, " \t\n")]) {
+		text = NULL;
+		why = "nothing was said in it";
+	}
 	if (!text)
 		oxi_info("%s: voice message not transcribed: %s", t->msgid,
 		    why);
@@ -615,7 +621,8 @@ oxi_loop_llm(struct oxi_loop *l, jv rec)
 	} else if (strcmp(type, "transcription") == 0) {
 		if ((t = find_req(l, field(rec, "id"))) &&
 		    t->state == WAIT_VOICE)
-			r = voiced(l, t, field(rec, "text"), "no text");
+			r = book(l, t, rec) < 0 ? -1 : voiced(l, t,
+			    field(rec, "text"), "no text");
 	} else if (strcmp(type, "error") == 0) {
 		if ((t = find_req(l, field(rec, "ref"))) &&
 		    t->state == WAIT_VOICE)

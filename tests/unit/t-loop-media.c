@@ -149,7 +149,7 @@ main(void)
 	int n;
 
 	oxi_prog = "t-loop-media";
-	plan(28);
+	plan(30);
 	snprintf(home, sizeof home, "/tmp/t-loop-media.XXXXXX");
 	if (!mkdtemp(home) || setenv("OXI_HOME", home, 1) < 0)
 		return 2;
@@ -286,6 +286,8 @@ main(void)
 	ok(get(c.llm, -1, "path") && realpath(want, big) &&
 	    strcmp(get(c.llm, -1, "path"), big) == 0 && strcmp(get(c.llm, -1,
 	    "mime"), "audio/ogg") == 0, "with the file's path and type");
+	is_str(get(c.llm, -1, "session"), "telegram:b:v", "and the session, "
+	    "for its budget");
 	snprintf(rid, sizeof rid, "%s", get(c.llm, -1, "id"));
 	answer(l, rid, "not for a transcribe", NULL);
 	delta(l, rid, "nor this");
@@ -318,6 +320,13 @@ main(void)
 	    "be read");
 	answer(l, get(c.llm, -1, "id"), "ok", NULL);
 	amsg(l, "v4", "", one("voice", "voice.oga", "audio/ogg", "v.oga"));
+	oxi_loop_llm(l, rec("{\"v\":1,\"type\":\"transcription\",\"id\":\"%s\","
+	    "\"text\":\" \"}", get(c.llm, -1, "id")));
+	is_str(sent(c.llm, -1), "\"[voice message: could not transcribe: "
+	    "nothing was said in it]\"", "a transcription of nothing says so");
+	answer(l, get(c.llm, -1, "id"), "ok", NULL);
+	amsg(l, "v5", "",
+	    one("voice", "voice.oga", "audio/ogg", "v.oga"));
 	oxi_loop_lost(l, OXI_LOOP_LLM);
 	ok(strcmp(get(c.out, -1, "type"), "error") == 0 && strcmp(get(c.out,
 	    -1, "code"), "llm_exited") == 0 && oxi_loop_busy(l) == 0,
