@@ -128,14 +128,11 @@ void oxi_out_note(struct oxi_loop *, jv in, const char *text);
 void oxi_out_cancel(struct oxi_loop *, const char *reqid);
 
 /* media.c: the attachments of a message */
-/* the index of the first voice or audio attachment of msg.in in
- * (borrowed) from index from that was fetched, or -1 */
-int oxi_media_voice(jv in, int from);
-/* the transcribe record id for attachment i of in, or an invalid jv
- * with the reason it cannot be */
-jv oxi_media_transcribe(jv in, int i, const char *id);
 /* appends to b the line of a voice message: its text, or why not */
 void oxi_media_heard(struct oxi_buf *b, const char *text, const char *why);
+/* sends the transcribe of t's next voice message (WAIT_VOICE): 1; 0 when
+ * none is left (each that could not be sent has its line in t->heard) */
+int oxi_media_listen(struct oxi_loop *, struct turn *);
 /* the history message of msg.in in (borrowed): heard, the text and a line
  * per attachment, and the references of the images and PDFs of at most
  * max bytes (0: any) under "media" */

@@ -12,8 +12,9 @@
  * lines.  Other documents are their line: name, type and size.
  *
  * Voice messages and audio are transcribed by the model stage first (a
- * transcribe record, turn.c): the text joins the message as "[voice]
- * ...", or "[voice message: could not transcribe: why]".
+ * transcribe record; turn.c takes the answer): the text joins the
+ * message as "[voice] ...", or "[voice message: could not transcribe:
+ * why]".
  *
  * The files are read only below $OXI_HOME/files, where the receivers put
  * them: a record naming another file shows nothing of it.
@@ -123,8 +124,10 @@ inside(const char *p, char out[PATH_MAX], const char **why)
 	return 0;
 }
 
-int
-oxi_media_voice(jv in, int from)
+/* the index of the first voice or audio attachment of msg.in in
+ * (borrowed) from index from that was fetched, or -1 */
+static int
+voice(jv in, int from)
 {
 	jv a;
 	int i;
@@ -140,8 +143,10 @@ oxi_media_voice(jv in, int from)
 	return -1;
 }
 
-jv
-oxi_media_transcribe(jv in, int i, const char *id)
+/* the transcribe record id for attachment i of in, or an invalid jv
+ * with the reason it cannot be */
+static jv
+transcribe(jv in, int i, const char *id)
 {
 	jv a = att(in, i), r;
 	const char *why, *mime = oxi_msg_peek(a, "mime");
@@ -170,6 +175,36 @@ oxi_media_heard(struct oxi_buf *b, const char *text, const char *why)
 	else
 		oxi_buf_printf(b, "[voice message: could not transcribe: %s]",
 		    why);
+}
+
+int
+oxi_media_listen(struct oxi_loop *l, struct turn *t)
+{
+	int i;
+	jv req, why;
+
+	while ((i = voice(t->in, t->voice)) >= 0) {
+		t->voice = i + 1;
+		oxi_id_new(t->reqid);
+		req = transcribe(t->in, i, t->reqid);
+		if (!jv_is_valid(req)) {
+			why = jv_invalid_get_msg(req);
+			oxi_media_heard(&t->heard, NULL, jv_string_value(why));
+			jv_free(why);
+			continue;
+		}
+		req = jv_object_set(req, jv_string("session"),
+		    jv_string(t->session));
+		if (!t->deadline && l->cfg->turnms > 0)
+			t->deadline = oxi_clock_ms() + l->cfg->turnms;
+		t->state = WAIT_VOICE;
+		oxi_out_typing(l, t);
+		if (l->io.llm(l->io.arg, req) == 0)
+			return 1;
+		oxi_media_heard(&t->heard, NULL, "the model stage is not "
+		    "running");
+	}
+	return 0;
 }
 
 /* n bytes for people, after a comma unless first */

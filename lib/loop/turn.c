@@ -168,38 +168,6 @@ oxi_turn_stop(struct oxi_loop *l, struct turn *t, const char *note)
 	return finish(l, t, unsaved, note);
 }
 
-/* sends the transcribe of t's next voice message: 1; 0 when none is
- * left (each that could not be sent has its line in t->heard) */
-static int
-listen(struct oxi_loop *l, struct turn *t)
-{
-	int i;
-	jv req, why;
-
-	while ((i = oxi_media_voice(t->in, t->voice)) >= 0) {
-		t->voice = i + 1;
-		oxi_id_new(t->reqid);
-		req = oxi_media_transcribe(t->in, i, t->reqid);
-		if (!jv_is_valid(req)) {
-			why = jv_invalid_get_msg(req);
-			oxi_media_heard(&t->heard, NULL, jv_string_value(why));
-			jv_free(why);
-			continue;
-		}
-		req = jv_object_set(req, jv_string("session"),
-		    jv_string(t->session));
-		if (!t->deadline && l->cfg->turnms > 0)
-			t->deadline = oxi_clock_ms() + l->cfg->turnms;
-		t->state = WAIT_VOICE;
-		oxi_out_typing(l, t);
-		if (l->io.llm(l->io.arg, req) == 0)
-			return 1;
-		oxi_media_heard(&t->heard, NULL, "the model stage is not "
-		    "running");
-	}
-	return 0;
-}
-
 /* the transcription of t's voice message came (text), or did not (why):
  * the turn goes on */
 static int
@@ -228,7 +196,7 @@ oxi_turn_round(struct oxi_loop *l, struct turn *t)
 	jv req, m, why;
 
 	if (!t->stored) {
-		if (listen(l, t))
+		if (oxi_media_listen(l, t))
 			return 0;
 		/* the turn begins: its message joins the history now, after
 		 * the replies to earlier messages of the session */
