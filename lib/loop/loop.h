@@ -62,6 +62,10 @@ struct oxi_loop_cfg {
 	long retrymaxms;		/* longest wait between two tries */
 	long retryage;			/* ms a turn is retried for; 0: a
 					 * temporary failure is final */
+	size_t imagemax;		/* bytes of an image or PDF shown to
+					 * the model; 0: any */
+	int histimages;			/* the latest user messages whose
+					 * images a request shows; 0: none */
 };
 
 /* the stages oxi_loop_lost knows */
