@@ -56,9 +56,8 @@ static int notif = -1, status = OXI_EX_OK, optn;
 static sqlite3 *db;
 static char *system_prompt;
 static jv tools;		/* array of tool definitions */
-static struct oxi_coproc llm = OXI_COPROC_INIT;
-static struct oxi_coproc tool = OXI_COPROC_INIT;
-static const char *llmcmd, *toolcmd;
+static struct oxi_peer llm, tool;
+static const char *llmcmd, *toolcmd, *listcmd;
 static struct oxi_loop_cfg cfg;
 static struct oxi_loop *loop;
 
@@ -108,13 +107,13 @@ loadtools(void)
 	tools = jv_array();
 	if (!toolcmd)
 		return;
-	oxi_buf_printf(&cmd, "exec %s --list", toolcmd);
+	oxi_buf_printf(&cmd, "exec %s --list", listcmd);
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = cmd.s;
 	argv[3] = NULL;
 	if ((pid = oxi_spawn(argv, NULL, &fd, 0)) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to run '%s --list'", toolcmd);
+		oxi_diesys(OXI_EX_TEMP, "unable to run '%s --list'", listcmd);
 	while ((r = read(fd, buf, sizeof buf)) != 0) {
 		if (r < 0) {
 			if (errno == EINTR)
@@ -128,13 +127,13 @@ loadtools(void)
 	close(fd);
 	code = oxi_wait(pid);
 	if (code == OXI_EX_NOENT || code == OXI_EX_NOEXEC)
-		oxi_die(OXI_EX_USAGE, "unable to run tool stage '%s'", toolcmd);
+		oxi_die(OXI_EX_USAGE, "unable to run tool stage '%s'", listcmd);
 	if (code != 0)
-		oxi_die(OXI_EX_TEMP, "'%s --list' exited %d", toolcmd, code);
+		oxi_die(OXI_EX_TEMP, "'%s --list' exited %d", listcmd, code);
 	v = oxi_json_parse(out.s ? out.s : "", out.len);
 	if (jv_get_kind(v) != JV_KIND_ARRAY)
 		oxi_die(OXI_EX_USAGE, "'%s --list' did not print a JSON array",
-		    toolcmd);
+		    listcmd);
 	jv_free(tools);
 	tools = v;
 	oxi_buf_free(&cmd);
@@ -152,21 +151,6 @@ load(void)
 	cfg.tools = tools;
 }
 
-static int
-ensure(struct oxi_coproc *c, const char *name, const char *cmd)
-{
-	if (c->pid > 0)
-		return 0;
-	if (oxi_coproc_start(c, name, cmd) < 0) {
-		oxi_warnsys("unable to start %s '%s'", name, cmd);
-		return -1;
-	}
-	c->out.max = maxline;
-	oxi_fd_nonblock(c->out.fd, 1);
-	oxi_debug("started %s: %s", name, cmd);
-	return 0;
-}
-
 /* a database failure in the engine: die 111 with what it says */
 /*
  * One transaction for what a wake-up brings (a burst of messages, a
@@ -176,17 +160,21 @@ ensure(struct oxi_coproc *c, const char *name, const char *cmd)
  * commit, so that nothing is said that the history does not hold (a kill
  * in between would have an answer sent twice).  on: begin; 0: commit.
  */
-static int txopen;
+static int txopen, outboxed;
 static struct oxi_buf txout = OXI_BUF_INIT;
+static struct oxi_nd in;
 
 static void
 tx(int on)
 {
 	const char *err = NULL;
 
-	if (on && !txopen)
+	if (on && !txopen) {
 		txopen = oxi_db_exec(db, "BEGIN", &err) == 0;
-	else if (!on && txopen) {
+		/* what the last one wrote is out: the outbox may forget it */
+		if (outboxed && oxi_hist_outbox_clear(db, &err) == 0)
+			outboxed = 0;
+	} else if (!on && txopen) {
 		txopen = 0;
 		if (oxi_db_exec(db, "COMMIT", &err) < 0)
 			oxi_die(OXI_EX_TEMP, "unable to commit the history: %s",
@@ -195,6 +183,25 @@ tx(int on)
 			oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
 		oxi_buf_reset(&txout);
 	}
+	/* committed and answered: the input may let go of it */
+	if (!on && oxi_nd_consume(&in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+}
+
+/* at start: what the outbox holds, written again (oxi(7)) */
+static void
+resend(void)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	const char *err;
+
+	if (oxi_hist_outbox_load(db, &b, &err) < 0)
+		oxi_die(OXI_EX_TEMP, "unable to read the outbox: %s", err);
+	if (b.len > 0 && oxi_writeall(1, b.s, b.len) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to write to stdout");
+	if (b.len > 0 && oxi_hist_outbox_clear(db, &err) < 0)
+		oxi_die(OXI_EX_TEMP, "unable to clear the outbox: %s", err);
+	oxi_buf_free(&b);
 }
 
 static void
@@ -207,27 +214,23 @@ static int
 io_llm(void *arg, jv req)
 {
 	(void)arg;
-	if (ensure(&llm, "llm", llmcmd) < 0) {
-		jv_free(req);
-		return -1;
-	}
-	return oxi_coproc_send(&llm, req);
+	return oxi_peer_send(&llm, req);
 }
 
 static int
 io_tool(void *arg, jv call)
 {
 	(void)arg;
-	if (ensure(&tool, "tool", toolcmd) < 0) {
-		jv_free(call);
-		return -1;
-	}
-	return oxi_coproc_send(&tool, call);
+	return oxi_peer_send(&tool, call);
 }
 
+/* what a transaction writes waits for its commit; what must reach the
+ * user waits in the outbox too (a draft, typing or status need not) */
 static void
 io_out(void *arg, jv rec)
 {
+	const char *type = oxi_msg_type_peek(rec), *err;
+	size_t n;
 	jv s;
 
 	(void)arg;
@@ -235,23 +238,19 @@ io_out(void *arg, jv rec)
 		oxi_nd_out(rec);
 		return;
 	}
-	s = jv_dump_string(rec, 0);
-	oxi_buf_cat(&txout, jv_string_value(s),
-	    (size_t)jv_string_length_bytes(jv_copy(s)));
+	s = jv_dump_string(jv_copy(rec), 0);
+	n = (size_t)jv_string_length_bytes(jv_copy(s));
+	oxi_buf_cat(&txout, jv_string_value(s), n);
 	oxi_buf_putc(&txout, '\n');
+	if (strcmp(type, "msg.draft") != 0 && strcmp(type, "typing") != 0 &&
+	    strcmp(type, "status") != 0) {
+		if (oxi_hist_outbox_add(db, jv_string_value(s), n, &err) < 0)
+			oxi_die(OXI_EX_TEMP, "unable to keep a reply in the "
+			    "outbox: %s", err);
+		outboxed = 1;
+	}
 	jv_free(s);
-}
-
-/* a coprocess closed its stdout: reap it and fail what waited on it */
-static void
-lost(struct oxi_coproc *c, int stage)
-{
-	const char *name = c->name;
-	int code = oxi_coproc_stop(c);
-
-	oxi_warn("%s stage exited with code %d", name, code);
-	if (oxi_loop_lost(loop, stage) < 0)
-		loopfail();
+	jv_free(rec);
 }
 
 static void
@@ -281,46 +280,6 @@ from_stdin(jv rec, struct oxi_nd *in)
 	}
 	if (oxi_loop_msg(loop, rec) < 0)
 		loopfail();
-}
-
-/* reads what a coprocess wrote; returns 0 at its end of file */
-static int
-drain(struct oxi_coproc *c, int stage, int (*fn)(struct oxi_loop *, jv))
-{
-	jv rec;
-	int r;
-	ssize_t n;
-	size_t off;
-
-	for (;;) {
-		off = c->out.off;
-		r = oxi_nd_take(&c->out, &rec);
-		if (r == OXI_ND_OK) {
-			if (fn(loop, rec) < 0)
-				loopfail();
-			continue;
-		}
-		if (r == OXI_ND_BAD) {
-			/* the bad line is the first after off, still in the
-			 * buffer: its head names the turn it was for */
-			const char *p = c->out.buf.s + off;
-			size_t len = c->out.buf.len - off;
-
-			while (len > 0 && (*p == '\n' || *p == ' ')) {
-				p++;
-				len--;
-			}
-			if (oxi_loop_bad(loop, stage, p, len > 4096 ? 4096 :
-			    len) < 0)
-				loopfail();
-			continue;
-		}
-		if (r == OXI_ND_EOF)
-			return 0;
-		n = oxi_nd_fill(&c->out);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 1 : 0;
-	}
 }
 
 /* a setting of the environment, or dflt; dies 100 if bad */
@@ -356,6 +315,8 @@ settings(void)
 	cfg.retryms = env("OXI_RETRY_MIN", 5, 86400) * 1000;
 	cfg.retrymaxms = env("OXI_RETRY_MAX", 300, 86400) * 1000;
 	cfg.retryage = env("OXI_RETRY_MAX_AGE", 3600, 7 * 86400) * 1000;
+	cfg.imagemax = (size_t)env("OXI_IMAGE_MAX", 5L << 20, 1L << 30);
+	cfg.histimages = (int)env("OXI_HISTORY_IMAGES", 1, 1000);
 	queuemax = env("OXI_QUEUE_MAX", 4096, 1000000);
 	if (queuemax < 1)
 		oxi_die(OXI_EX_USAGE, "OXI_QUEUE_MAX must be at least 1");
@@ -420,11 +381,15 @@ setup(void)
 		oxi_die(OXI_EX_USAGE, "OXI_LLM is empty");
 	if (!*toolcmd || strcmp(toolcmd, "none") == 0)
 		toolcmd = NULL;
+	listcmd = toolcmd && strncmp(toolcmd, "fifo:", 5) == 0 ? ((v =
+	    oxi_getenv("OXI_TOOL_LIST")) ? v : "oxi-tool") : toolcmd;
+	oxi_peer_init(&llm, "llm", OXI_LOOP_LLM, llmcmd, maxline);
+	oxi_peer_init(&tool, "tool", OXI_LOOP_TOOL, toolcmd, maxline);
 	tools = jv_array();
 	load();
-	if (ensure(&llm, "llm", llmcmd) < 0)
+	if (oxi_peer_ensure(&llm) < 0)
 		oxi_die(OXI_EX_TEMP, "unable to start the llm stage");
-	if (toolcmd && ensure(&tool, "tool", toolcmd) < 0)
+	if (toolcmd && oxi_peer_ensure(&tool) < 0)
 		oxi_die(OXI_EX_TEMP, "unable to start the tool stage");
 	cfg.model = model;
 	cfg.maxhist = maxhist;
@@ -472,7 +437,6 @@ take(struct oxi_nd *in, int *ended, int *waiting)
 int
 main(int argc, char *argv[])
 {
-	struct oxi_nd in;
 	struct pollfd pfd[6];
 	int c, sigfd, r, n, instop = 0, ended = 0, held = 0, stopped = 0;
 	int ifd, lofd, lifd, tofd, tifd;
@@ -502,9 +466,17 @@ main(int argc, char *argv[])
 	if ((sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP |
 	    OXI_SIG_NOPIPE)) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
-	setup();
 	oxi_nd_init(&in, 0, "stdin");
 	in.max = maxline;
+	if (oxi_nd_peek(&in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to set up reading stdin");
+	setup();
+	/* what a killed loop had committed: written, and answered */
+	resend();
+	tx(1);
+	if (oxi_loop_resume(loop) < 0)
+		loopfail();
+	tx(0);
 	oxi_notify(notif);
 
 	for (;;) {
@@ -538,19 +510,19 @@ main(int argc, char *argv[])
 			pfd[ifd = n].fd = 0;
 			pfd[n++].events = POLLIN;
 		}
-		if (llm.pid > 0) {
-			pfd[lofd = n].fd = llm.out.fd;
+		if (llm.up) {
+			pfd[lofd = n].fd = llm.c.out.fd;
 			pfd[n++].events = POLLIN;
-			if (llm.outq.len > 0) {
-				pfd[lifd = n].fd = llm.in;
+			if (llm.c.outq.len > 0) {
+				pfd[lifd = n].fd = llm.c.in;
 				pfd[n++].events = POLLOUT;
 			}
 		}
-		if (tool.pid > 0) {
-			pfd[tofd = n].fd = tool.out.fd;
+		if (tool.up) {
+			pfd[tofd = n].fd = tool.c.out.fd;
 			pfd[n++].events = POLLIN;
-			if (tool.outq.len > 0) {
-				pfd[tifd = n].fd = tool.in;
+			if (tool.c.outq.len > 0) {
+				pfd[tifd = n].fd = tool.c.in;
 				pfd[n++].events = POLLOUT;
 			}
 		}
@@ -565,17 +537,17 @@ main(int argc, char *argv[])
 		if (pfd[0].revents)
 			oxi_sig_drain();
 		if (lifd >= 0 && pfd[lifd].revents &&
-		    oxi_coproc_flush(&llm) < 0)
-			lost(&llm, OXI_LOOP_LLM);
+		    oxi_peer_flush(&llm, loop) < 0)
+			loopfail();
 		if (tifd >= 0 && pfd[tifd].revents &&
-		    oxi_coproc_flush(&tool) < 0)
-			lost(&tool, OXI_LOOP_TOOL);
-		if (lofd >= 0 && pfd[lofd].revents && llm.pid > 0 &&
-		    drain(&llm, OXI_LOOP_LLM, oxi_loop_llm) == 0)
-			lost(&llm, OXI_LOOP_LLM);
-		if (tofd >= 0 && pfd[tofd].revents && tool.pid > 0 &&
-		    drain(&tool, OXI_LOOP_TOOL, oxi_loop_tool) == 0)
-			lost(&tool, OXI_LOOP_TOOL);
+		    oxi_peer_flush(&tool, loop) < 0)
+			loopfail();
+		if (lofd >= 0 && pfd[lofd].revents && llm.up &&
+		    oxi_peer_drain(&llm, loop) < 0)
+			loopfail();
+		if (tofd >= 0 && pfd[tofd].revents && tool.up &&
+		    oxi_peer_drain(&tool, loop) < 0)
+			loopfail();
 		if (ifd >= 0 && pfd[ifd].revents) {
 			ssize_t got = oxi_nd_fill(&in);
 
@@ -586,9 +558,10 @@ main(int argc, char *argv[])
 		(void)oxi_loop_tick(loop);
 	}
 	tx(0);
-	oxi_coproc_stop(&llm);
-	if (tool.pid > 0)
-		oxi_coproc_stop(&tool);
+	if (outboxed)	/* all of it is out */
+		(void)oxi_hist_outbox_clear(db, &(const char *){ NULL });
+	oxi_peer_stop(&llm);
+	oxi_peer_stop(&tool);
 	oxi_loop_free(loop);
 	sqlite3_close(db);
 	jv_free(tools);

@@ -70,12 +70,9 @@ OXI_NORETURN void oxi_usage(const char *usage);
 int oxi_fdarg(const char *);
 /* parses a non-negative size with optional k/m suffix; dies 100 if bad */
 size_t oxi_sizearg(const char *, const char *what);
-/*
- * $name in seconds (a decimal number, fractions allowed, more than 0 and
- * at most 86400) as milliseconds, rounded, in *ms; dflt if unset or
- * empty.  0, or -1 (and *ms = dflt) if the value is bad: the caller
- * chooses to die or to warn.
- */
+/* $name in seconds (decimal, fractions allowed, > 0, <= 86400) as
+ * milliseconds in *ms; dflt if unset or empty.  0, or -1 (and *ms = dflt)
+ * if the value is bad: the caller chooses to die or to warn. */
 int oxi_env_ms(const char *name, long dflt, long *ms);
 /* $name as a decimal count from 0 to max in *v; dflt if unset or empty.
  * 0, or -1 (and *v = dflt) if the value is bad */
@@ -102,8 +99,7 @@ void oxi_buf_putc(struct oxi_buf *, int);
 void oxi_buf_printf(struct oxi_buf *, const char *, ...) OXI_PRINTF(2, 3);
 void oxi_buf_reset(struct oxi_buf *);	/* len = 0, keeps memory */
 void oxi_buf_free(struct oxi_buf *);
-/* drops the first n bytes */
-void oxi_buf_consume(struct oxi_buf *, size_t n);
+void oxi_buf_consume(struct oxi_buf *, size_t n);	/* drops n bytes */
 
 /* io.c: file descriptors */
 /* write all n bytes, retrying on EINTR/EAGAIN; 0 or -1 with errno */
@@ -130,8 +126,7 @@ const char *oxi_approved_path(void);
 /* getenv that treats "" as unset */
 const char *oxi_getenv(const char *);
 
-/* notify (io.c): s6 readiness */
-/* writes "\n" to fd and closes it; does nothing for fd < 0 */
+/* s6 readiness: writes "\n" to fd and closes it; nothing for fd < 0 */
 void oxi_notify(int fd);
 
 /* sig.c: signals as flags plus a self-pipe for poll loops */
@@ -167,6 +162,7 @@ struct oxi_nd {
 	size_t skipped;		/* bytes of that line so far */
 	char *line;		/* last good record's text, in buf */
 	size_t linelen;		/* its length, without newline */
+	struct oxi_ho *ho;	/* the hand-off: oxi_nd_peek, or NULL */
 };
 enum {
 	OXI_ND_EOF = 0,		/* end of input: no record */
@@ -205,6 +201,18 @@ void oxi_nd_out(jv rec);
  * if downstream is gone */
 void oxi_nd_pass(const struct oxi_nd *);
 /*
+ * The hand-off, peek, commit, consume (oxi(7)): from now on in->fd is
+ * read without taking its bytes off it (tee(2) on a pipe or FIFO, both
+ * grown to hold a record; MSG_PEEK on a socket; nothing changes on a
+ * file).  oxi_nd_consume takes the bytes of the records taken so far off
+ * the input: call it once they are committed or answered, and before
+ * waiting for input again.  0, or -1 with errno.
+ */
+int oxi_nd_peek(struct oxi_nd *);
+int oxi_nd_consume(struct oxi_nd *);
+/* a stage.up record to stdout if it is a named FIFO: peers resend */
+void oxi_nd_hello(void);
+/*
  * A good record of the wrong shape, the one just taken: warns
  * "source:N: why, record dead-lettered" and writes its dead letter
  * (through oxi_deadletter_filter).  The caller sets its exit status.
@@ -218,11 +226,9 @@ void oxi_nd_reject(struct oxi_nd *, const char *why);
 void oxi_deadletter(const char *source, unsigned long lineno,
     const char *reason, const char *data, size_t len);
 /*
- * If set, every dead letter's data passes through this filter first: it
- * writes a cleaned copy of data[0..len) into out (reset by the caller)
- * and returns non-zero, or returns 0 to keep the data as it is.  Stages
- * that know secrets use it so that a broken line never carries one to
- * the dead-letter file.
+ * If set, every dead letter's data passes through it first: it writes a
+ * cleaned copy of data[0..len) into out and returns non-zero, or returns
+ * 0 to keep the data: so that no dead letter carries a secret.
  */
 extern int (*oxi_deadletter_filter)(const char *data, size_t len,
     struct oxi_buf *out);
@@ -247,20 +253,14 @@ jv oxi_msg_idstr(jv v);
 /* {"v":1,"type":type} with the routing keys "channel", "account", "chat"
  * and "thread" of in (borrowed) that in has, for a record answering it */
 jv oxi_msg_reply(jv in, const char *type);
-/*
- * Writes {"v":1,"type":"receipt","ref":ref,"channel":channel,"in_reply_to":
- * inreply,"platform_id":pid,"ok":ok} to fd, with "error":error when error
- * is not NULL, and pid or inreply null when NULL.  0 or -1 with errno.
- */
+/* writes {"v":1,"type":"receipt","ref","channel","in_reply_to":inreply,
+ * "platform_id":pid,"ok"} to fd, "error" if error is not NULL, and pid or
+ * inreply null when NULL.  0 or -1 with errno. */
 int oxi_msg_receipt(int fd, const char *channel, const char *ref,
     const char *inreply, const char *pid, int ok, const char *error);
 
-/*
- * json.c: small accessors for JSON values.  The exception to the rule at
- * the top (a callee consumes its jv arguments unless its name ends in
- * "_peek"): these only look at their jv argument, so they borrow it, and
- * a jv they return is the caller's.
- */
+/* json.c: accessors for JSON values; the exception to the rule at the
+ * top, they borrow their jv argument (a jv they return is the caller's) */
 /* obj[key] as a new reference; invalid if obj is not an object */
 jv oxi_jget(jv obj, const char *key);
 /* 1 if v is of kind k */

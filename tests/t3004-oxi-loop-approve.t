@@ -4,7 +4,7 @@
 # once, always (a second identical call runs without asking), deny, an
 # answer from a non-owner, expiry, and an answer after a restart
 cd "${0%/*}" && . ./lib.sh
-plan 12
+plan 13
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"
 export OXI_SHELL_APPROVED="$TMP/conf/shell-approved"
@@ -135,7 +135,11 @@ sys.exit(q.returncode)
 EOT
 check_exit 'an answer after a restart: exit 0' 0 \
 	'with_timeout 60 python3 "$TMP/restart.py" "$TMP/db" >"$TMP/out4" 2>"$TMP/err4"'
-check 'the ask is gone after the restart: nothing runs, nothing is stored' \
+check 'the old ask is gone after the restart: nothing runs, nothing is stored' \
 	'[ ! -f "$TMP/ws/r.txt" ] && grep -q "no pending ask" "$TMP/err4" &&
 	 ! grep -q "r.txt" "$TMP/conf/shell-approved-once"'
+check 'the message was taken up again and asked anew, then left for the next start' \
+	'grep -q "messages were in work" "$TMP/err4" &&
+	 grep "\"approval.ask\"" "$TMP/out4" | grep -q "echo r" &&
+	 grep -q "r1: left for the next start" "$TMP/err4"'
 done_testing

@@ -5,8 +5,13 @@
  * on its own, so that a bad line costs one warning and a dead letter and
  * never wedges the parser for the lines after it.
  */
+#define _GNU_SOURCE	/* tee(2), pipe2(2), F_SETPIPE_SZ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,23 @@
 
 #define CHUNK	65536
 #define DLQ_MAXDATA	4096	/* bytes of a bad line kept in a dead letter */
+
+/*
+ * The hand-off (oxi(7), "Nothing lost, nothing doubled").  The input's
+ * head is buf[at]: the bytes from there to buf.len are still in the input.
+ * A peek copies the input from its head; only what lies past the bytes
+ * already known is new.  Bytes taken (before off) leave the input when
+ * oxi_nd_consume reads them off it, once the stage has committed them.
+ */
+enum { HO_PIPE, HO_SOCK, HO_FILE };
+struct oxi_ho {
+	int kind;		/* HO_* */
+	int pp[2];		/* HO_PIPE: the private pipe tee(2) fills */
+	int nonblock;		/* the input was non-blocking at oxi_nd_peek */
+	size_t at;		/* offset in buf of the input's head */
+	char *tmp;		/* what a peek copied */
+	size_t cap;		/* its size: as much as a peek may copy */
+};
 
 void
 oxi_nd_init(struct oxi_nd *in, int fd, const char *name)
@@ -33,21 +55,39 @@ oxi_nd_init(struct oxi_nd *in, int fd, const char *name)
 void
 oxi_nd_free(struct oxi_nd *in)
 {
+	if (in->ho) {
+		if (in->ho->pp[0] >= 0) {
+			close(in->ho->pp[0]);
+			close(in->ho->pp[1]);
+		}
+		free(in->ho->tmp);
+		free(in->ho);
+		in->ho = NULL;
+	}
 	oxi_buf_free(&in->buf);
 	in->line = NULL;
 	in->linelen = 0;
 }
 
+static ssize_t hofill(struct oxi_nd *);
+
 ssize_t
 oxi_nd_fill(struct oxi_nd *in)
 {
 	ssize_t r;
+	size_t drop;
 
 	if (in->off > 0 && (in->off >= in->buf.len || in->off > CHUNK)) {
-		oxi_buf_consume(&in->buf, in->off);
-		in->off = 0;
+		/* what the input still holds stays, for oxi_nd_consume */
+		drop = in->ho && in->ho->at < in->off ? in->ho->at : in->off;
+		oxi_buf_consume(&in->buf, drop);
+		in->off -= drop;
+		if (in->ho)
+			in->ho->at -= drop;
 		in->line = NULL;
 	}
+	if (in->ho)
+		return hofill(in);
 	oxi_buf_grow(&in->buf, CHUNK);
 	r = read(in->fd, in->buf.s + in->buf.len, CHUNK);
 	if (r < 0)
@@ -59,6 +99,206 @@ oxi_nd_fill(struct oxi_nd *in)
 	in->buf.len += r;
 	in->buf.s[in->buf.len] = '\0';
 	return r;
+}
+
+/* a pipe grown to hold n bytes, if the system lets it; its size */
+static size_t
+pipegrow(int fd, size_t n)
+{
+	int sz = fcntl(fd, F_GETPIPE_SZ);
+
+	if (sz >= 0 && (size_t)sz < n) {
+		int want = n > 1 << 30 ? 1 << 30 : (int)n;
+		int got = fcntl(fd, F_SETPIPE_SZ, want);
+
+		if (got < 0 && want > 1 << 20)	/* past pipe-max-size */
+			got = fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+		if (got > 0)
+			sz = got;
+	}
+	return sz > 0 ? (size_t)sz : 65536;
+}
+
+int
+oxi_nd_peek(struct oxi_nd *in)
+{
+	struct oxi_ho *h;
+	struct stat st;
+	int fl, type;
+	socklen_t tl = sizeof type;
+
+	if (in->ho)
+		return 0;
+	if (fstat(in->fd, &st) < 0 || (fl = fcntl(in->fd, F_GETFL)) < 0)
+		return -1;
+	h = xcalloc(1, sizeof *h);
+	h->pp[0] = h->pp[1] = -1;
+	h->nonblock = (fl & O_NONBLOCK) != 0;
+	h->at = in->buf.len;	/* what was read before is gone from it */
+	if (S_ISFIFO(st.st_mode)) {
+		if (pipe2(h->pp, O_CLOEXEC | O_NONBLOCK) < 0) {
+			free(h);
+			return -1;
+		}
+		h->kind = HO_PIPE;
+		(void)pipegrow(in->fd, in->max + 2);
+		h->cap = pipegrow(h->pp[1], in->max + 2);
+	} else if (S_ISSOCK(st.st_mode) && getsockopt(in->fd, SOL_SOCKET,
+	    SO_TYPE, &type, &tl) == 0 && type == SOCK_STREAM) {
+		h->kind = HO_SOCK;
+		h->cap = in->max + 2 < CHUNK ? CHUNK : in->max + 2;
+	} else
+		h->kind = HO_FILE;	/* a file or a tty: read as before */
+	if (h->kind != HO_FILE)
+		h->tmp = xmalloc(h->cap);
+	in->ho = h;
+	return 0;
+}
+
+/* copies the input from its head into h->tmp: the bytes, 0 at its end,
+ * -1 with errno (EAGAIN: nothing in it) */
+static ssize_t
+peek(struct oxi_nd *in)
+{
+	struct oxi_ho *h = in->ho;
+	ssize_t n, r;
+	size_t got = 0;
+
+	if (h->kind == HO_SOCK)
+		return recv(in->fd, h->tmp, h->cap, MSG_PEEK | MSG_DONTWAIT);
+	n = tee(in->fd, h->pp[1], h->cap, SPLICE_F_NONBLOCK);
+	if (n <= 0)
+		return n;
+	while (got < (size_t)n) {
+		r = read(h->pp[0], h->tmp + got, (size_t)n - got);
+		if (r <= 0) {		/* cannot be: the bytes are there */
+			if (r == 0)
+				errno = EIO;
+			return -1;
+		}
+		got += r;
+	}
+	return n;
+}
+
+/* reads n bytes off the input, bytes known to be there; 0 or -1 */
+static int
+drop(struct oxi_nd *in, size_t n)
+{
+	struct oxi_ho *h = in->ho;
+	ssize_t r;
+
+	while (n > 0) {
+		r = h->kind == HO_SOCK ?
+		    recv(in->fd, h->tmp, n < h->cap ? n : h->cap, 0) :
+		    read(in->fd, h->tmp, n < h->cap ? n : h->cap);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = EIO;
+			return -1;
+		}
+		n -= r;
+	}
+	return 0;
+}
+
+/*
+ * oxi_nd_fill for a peeked input: >0 bytes new, or a partial record
+ * consumed; 0 at the end of input; -1 with errno.  A record that the
+ * input never holds whole (longer than the pipe, or written in pieces) is
+ * consumed as it comes: a writer blocked on a full pipe must go on.  This
+ * is the one window: a stage killed then loses that record.
+ */
+static ssize_t
+hofill(struct oxi_nd *in)
+{
+	struct oxi_ho *h = in->ho;
+	struct pollfd pfd;
+	size_t known;
+	ssize_t n;
+
+	if (h->kind == HO_FILE) {
+		oxi_buf_grow(&in->buf, CHUNK);
+		n = read(in->fd, in->buf.s + in->buf.len, CHUNK);
+		if (n <= 0) {
+			in->eof |= n == 0;
+			return n;
+		}
+		in->buf.len += n;
+		in->buf.s[in->buf.len] = '\0';
+		h->at = in->buf.len;
+		return n;
+	}
+	for (;;) {
+		known = in->buf.len - h->at;
+		n = peek(in);
+		if (n < 0 && errno == EAGAIN && !h->nonblock) {
+			pfd.fd = in->fd;
+			pfd.events = POLLIN;
+			if (poll(&pfd, 1, -1) < 0)
+				return -1;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			in->eof = 1;
+			return 0;
+		}
+		if ((size_t)n > known) {
+			oxi_buf_cat(&in->buf, h->tmp + known, (size_t)n - known);
+			return n - (ssize_t)known;
+		}
+		/* the input holds nothing new */
+		if (in->off > h->at || memchr(in->buf.s + in->off, '\n',
+		    in->buf.len - in->off)) {
+			errno = EAGAIN;	/* records to take or consume first */
+			return -1;
+		}
+		if (drop(in, known) < 0)
+			return -1;
+		h->at = in->buf.len;
+		return (ssize_t)known;
+	}
+}
+
+int
+oxi_nd_consume(struct oxi_nd *in)
+{
+	struct oxi_ho *h = in->ho;
+
+	if (!h || in->off <= h->at)
+		return 0;
+	if (h->kind != HO_FILE && drop(in, in->off - h->at) < 0)
+		return -1;
+	h->at = in->off;
+	return 0;
+}
+
+void
+oxi_nd_hello(void)
+{
+	struct stat st;
+	char link[64];
+	ssize_t n;
+	jv r;
+
+	/* an anonymous pipe reads "pipe:[ino]": only a coprocess is on it */
+	if (fstat(1, &st) < 0 || !S_ISFIFO(st.st_mode) ||
+	    (n = readlink("/proc/self/fd/1", link, sizeof link - 1)) < 0)
+		return;
+	link[n] = '\0';
+	if (strncmp(link, "pipe:", 5) == 0)
+		return;
+	r = jv_object_set(jv_object(), jv_string("v"), jv_number(1));
+	r = jv_object_set(r, jv_string("type"), jv_string("stage.up"));
+	r = jv_object_set(r, jv_string("prog"), jv_string(oxi_prog));
+	r = jv_object_set(r, jv_string("pid"), jv_string_fmt("%ld",
+	    (long)getpid()));
+	if (oxi_nd_write(1, r) < 0)
+		oxi_warnsys("unable to write to stdout");
 }
 
 int (*oxi_deadletter_filter)(const char *, size_t, struct oxi_buf *);

@@ -6,7 +6,8 @@
  * line is warned about and dead-lettered by nd.c and makes the status 1.
  * SIGHUP calls st->hup between records; SIGTERM stops the loop once every
  * complete line already read is handled.  Dies 111 when stdin cannot be
- * read or polled, as the commands did before it.
+ * read or polled, as the commands did before it.  stdin is peeked and a
+ * record consumed once handled (oxi_nd_peek): a kill loses none.
  */
 #include <errno.h>
 #include <poll.h>
@@ -31,6 +32,14 @@ oxi_stage_init(struct oxi_stage *st, size_t maxline, int nopipe)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
 }
 
+/* what was handled leaves stdin; its outputs are written */
+static void
+consume(struct oxi_stage *st)
+{
+	if (oxi_nd_consume(&st->in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+}
+
 int
 oxi_stage_run(struct oxi_stage *st, int notif)
 {
@@ -38,6 +47,9 @@ oxi_stage_run(struct oxi_stage *st, int notif)
 	jv rec;
 	int r;
 
+	/* peek, then consume what was handled: nothing read is lost */
+	if (oxi_nd_peek(&st->in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to set up reading stdin");
 	oxi_notify(notif);
 	pfd[0].fd = 0;
 	pfd[0].events = POLLIN;
@@ -61,6 +73,7 @@ oxi_stage_run(struct oxi_stage *st, int notif)
 		if (r == OXI_ND_EOF)
 			break;
 		/* every complete line read so far is handled */
+		consume(st);
 		if (oxi_sig_term)
 			break;
 		if (poll(pfd, 2, -1) < 0) {
@@ -76,6 +89,7 @@ oxi_stage_run(struct oxi_stage *st, int notif)
 		    errno != EINTR && errno != EAGAIN)
 			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
 	}
+	consume(st);
 	return st->status;
 }
 

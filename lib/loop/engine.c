@@ -40,6 +40,7 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 	const char *thread, *err, *st, *msgid = field(in, "id");
 	char buf[16];
 	int busy = 0, r;
+	jv rec;
 
 	if (l->failed) {
 		jv_free(in);
@@ -73,15 +74,19 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 	t->msgid = msgid;
 	t->key = key.s;
 	t->sigs = jv_object();
-	oxi_id_new(t->replyid);
+	t->replyid = oxi_out_id("reply", msgid);
 	t->taint = oxi_loop_taint_new(field(in, "trust"), field(in, "channel"));
+	rec = jv_dump_string(jv_copy(in), 0);
 	if (oxi_hist_session(l->db, t->key, 0, &t->session, &err) < 0 ||
 	    (st && oxi_hist_forget(l->db, t->msgid, &err) < 0) ||
-	    oxi_hist_mark(l->db, t->msgid, t->session, "working", &err) < 0) {
+	    oxi_hist_mark(l->db, t->msgid, t->session, "working", &err) < 0 ||
+	    oxi_hist_keep(l->db, t->msgid, jv_string_value(rec), &err) < 0) {
+		jv_free(rec);
 		oxi_out_dbfail(l, "record a message", err);
 		oxi_turn_free(t);
 		return -1;
 	}
+	jv_free(rec);
 
 	for (pp = &l->turns; *pp; pp = &(*pp)->next)
 		if (strcmp((*pp)->key, t->key) == 0)
@@ -90,6 +95,72 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 	t->state = WAIT_START;
 	if (!busy)
 		return oxi_turn_round(l, t);
+	return 0;
+}
+
+int
+oxi_loop_restarted(struct oxi_loop *l, int stage)
+{
+	struct turn *t;
+	int i;
+
+	if (l->failed)
+		return -1;
+	for (t = l->turns; t; t = t->next) {
+		if (stage == OXI_LOOP_TOOL && t->state == WAIT_TOOLS) {
+			for (i = 0; i < t->ncalls; i++)
+				if (!t->calls[i].done && !t->calls[i].held)
+					(void)l->io.tool(l->io.arg,
+					    jv_copy(t->calls[i].rec));
+			continue;
+		}
+		if (stage != OXI_LOOP_LLM || (t->state != WAIT_LLM &&
+		    t->state != WAIT_SUMMARY && t->state != WAIT_VOICE))
+			continue;
+		/* as a retry that is due now, without the wait */
+		if (t->state == WAIT_LLM)
+			t->rounds--;
+		if (t->state == WAIT_VOICE)
+			t->voice--;	/* the voice message in hand, again */
+		oxi_buf_reset(&t->text);
+		t->dirty = 0;
+		t->state = WAIT_RETRY;
+		t->retryat = 0;
+	}
+	return oxi_loop_tick(l);
+}
+
+int
+oxi_loop_resume(struct oxi_loop *l)
+{
+	jv a = oxi_hist_working(l->db), m, rec;
+	const char *why;
+	int i, n;
+
+	if (!jv_is_valid(a)) {
+		m = jv_invalid_get_msg(a);
+		oxi_out_dbfail(l, "read the inbox", jv_string_value(m));
+		jv_free(m);
+		return -1;
+	}
+	n = jv_array_length(jv_copy(a));
+	if (n > 0)
+		oxi_info("%d messages were in work: answering them", n);
+	for (i = 0; i < n; i++) {
+		m = jv_array_get(jv_copy(a), i);
+		rec = oxi_json_parse(jv_string_value(m),
+		    (size_t)jv_string_length_bytes(jv_copy(m)));
+		jv_free(m);
+		if (!jv_is_valid(rec) || oxi_msg_check(rec, &why) < 0) {
+			jv_free(rec);	/* cannot be: it was checked once */
+			continue;
+		}
+		if (oxi_loop_msg(l, rec) < 0) {
+			jv_free(a);
+			return -1;
+		}
+	}
+	jv_free(a);
 	return 0;
 }
 
@@ -177,6 +248,8 @@ oxi_loop_tick(struct oxi_loop *l)
 
 	if (l->failed)
 		return -1;
+	if (l->stopping)
+		oxi_turn_shelve(l);
 	for (t = l->turns; t; t = t->next)
 		oxi_out_draft(l, t, now, 0);
 again:	/* each step may end a turn and start another: look again */

@@ -8,7 +8,8 @@
  * inbox: one row per inbound message id, so that a message is answered
  * once: "working" while a turn runs, "done" or "failed" (for good) after,
  * "retry" when it failed for a temporary reason and may be answered when
- * it comes again.  The reply itself is stored once, in messages.
+ * it comes again.  The reply itself is stored once, in messages.  While
+ * "working", rec holds the message's record (ledger.c).
  * The other tables (sessions, summaries, usage) are sess.c's.
  */
 #include <stdlib.h>
@@ -66,6 +67,10 @@ static const char *const migrations[] = {
 	"CREATE INDEX usage_ts ON usage(ts);"
 	"CREATE INDEX usage_session ON usage(session, ts);"
 	"UPDATE inbox SET reply = NULL;",
+	/* 4: the hand-off (ledger.c): the record of a message in work, and
+	 * the outbox */
+	"ALTER TABLE inbox ADD COLUMN rec TEXT;"
+	"CREATE TABLE outbox(seq INTEGER PRIMARY KEY, line TEXT NOT NULL);",
 	NULL
 };
 
@@ -251,7 +256,8 @@ oxi_hist_mark(sqlite3 *db, const char *msgid, const char *session,
 
 	if (oxi_hist_prep(db, "INSERT INTO inbox(msg_id, session, ts,"
 	    " state) VALUES(?,?,?,?) ON CONFLICT(msg_id) DO UPDATE"
-	    " SET state = excluded.state, ts = excluded.ts", &st, err) < 0)
+	    " SET state = excluded.state, ts = excluded.ts, rec = CASE"
+	    " WHEN excluded.state = 'working' THEN rec END", &st, err) < 0)
 		return -1;
 	oxi_time_now(ts);
 	oxi_hist_bind(st, 1, msgid);

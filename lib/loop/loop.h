@@ -62,6 +62,10 @@ struct oxi_loop_cfg {
 	long retrymaxms;		/* longest wait between two tries */
 	long retryage;			/* ms a turn is retried for; 0: a
 					 * temporary failure is final */
+	size_t imagemax;		/* bytes of an image or PDF shown to
+					 * the model; 0: any */
+	int histimages;			/* the latest user messages whose
+					 * images a request shows; 0: none */
 };
 
 /* the stages oxi_loop_lost knows */
@@ -96,6 +100,13 @@ int oxi_loop_tool(struct oxi_loop *, jv rec);
  * ("llm_exited", "tool_exited").  0, or -1 on a database failure.
  */
 int oxi_loop_lost(struct oxi_loop *, int stage);
+/* the stage started again (a stage.up): the turns waiting on the model
+ * ask again (a new id: a late answer to the old is ignored), the tool
+ * calls without a result go out again.  0, or -1 as above */
+int oxi_loop_restarted(struct oxi_loop *, int stage);
+/* after a restart: the messages the inbox holds as "working" (taken off
+ * the input, not yet answered) start again, in order of arrival; 0/-1 */
+int oxi_loop_resume(struct oxi_loop *);
 /*
  * An approval.answer (consumed): counts only for a pending ask of the
  * answer's channel and chat ("ref" its id, or "last": the latest there),
@@ -125,12 +136,37 @@ int oxi_loop_tick(struct oxi_loop *);
  * comes again).  0, or -1 on a database failure.
  */
 int oxi_loop_stop(struct oxi_loop *);
-/* turns in flight or queued */
-int oxi_loop_busy(const struct oxi_loop *);
+int oxi_loop_busy(const struct oxi_loop *);	/* turns in flight, queued */
 /* after a -1: "unable to WHAT in 'DB': WHY"; else NULL */
 const char *oxi_loop_err(const struct oxi_loop *);
 /* frees the engine and its turns (not db, not cfg) */
 void oxi_loop_free(struct oxi_loop *);
+
+/*
+ * peer.c: a stage oxi-loop drives: a coprocess started from a shell
+ * command, or a FIFO pair "fifo:REQUESTS,REPLIES" run by a supervisor
+ */
+struct oxi_peer {
+	struct oxi_coproc c;	/* the coprocess, or the FIFOs (pid -1) */
+	const char *name;	/* "llm", "tool" */
+	int stage;		/* OXI_LOOP_LLM or OXI_LOOP_TOOL */
+	const char *spec;	/* the command or fifo:... (borrowed) */
+	int fifo;		/* spec is a FIFO pair */
+	int up;			/* started, or opened */
+	size_t maxline;		/* cap on a record it writes */
+};
+void oxi_peer_init(struct oxi_peer *, const char *name, int stage,
+    const char *spec, size_t maxline);
+/* ensure starts or opens it (0, or -1 warned; dies on a bad FIFO); send
+ * queues rec (consumed), started if need be; flush writes the queue
+ * (POLLOUT on c.in) and drain hands what it wrote to the engine (POLLIN
+ * on c.out.fd): a coprocess gone is reaped and its turns fail, and -1
+ * means the engine failed; stop ends the coprocess or closes the FIFOs */
+int oxi_peer_ensure(struct oxi_peer *);
+int oxi_peer_send(struct oxi_peer *, jv rec);
+int oxi_peer_flush(struct oxi_peer *, struct oxi_loop *);
+int oxi_peer_drain(struct oxi_peer *, struct oxi_loop *);
+void oxi_peer_stop(struct oxi_peer *);
 
 /*
  * taint.c: the origins of a turn's inputs, an array of strings in order
@@ -205,6 +241,20 @@ const char *oxi_hist_state(struct sqlite3 *, const char *msgid, char *buf,
 int oxi_hist_mark(struct sqlite3 *, const char *msgid, const char *session,
     const char *state, const char **err);
 /* deletes the messages stored for msgid (to redo an interrupted turn) */
+/* keeps msgid's record text while "working" (oxi_loop_resume) */
+int oxi_hist_keep(struct sqlite3 *, const char *msgid, const char *rec,
+    const char **err);
+/* the texts kept of the "working" messages, in order of arrival: an
+ * array of strings, or an invalid jv with a message */
+jv oxi_hist_working(struct sqlite3 *);
+/* the outbox: what a transaction writes to stdout, kept until the next
+ * so that a kill between commit and write loses nothing: written again at
+ * start.  add a line (no newline); load the lines into b; clear them */
+int oxi_hist_outbox_add(struct sqlite3 *, const char *line, size_t n,
+    const char **err);
+int oxi_hist_outbox_load(struct sqlite3 *, struct oxi_buf *b,
+    const char **err);
+int oxi_hist_outbox_clear(struct sqlite3 *, const char **err);
 int oxi_hist_forget(struct sqlite3 *, const char *msgid, const char **err);
 /* marks the messages of msgid dropped: a failed turn, never sent again */
 int oxi_hist_drop(struct sqlite3 *, const char *msgid, const char **err);

@@ -10,6 +10,7 @@
  * 9n at most, whatever n is.  The reply itself is bounded (turn.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -113,14 +114,23 @@ oxi_out_draft(struct oxi_loop *l, struct turn *t, long long now, int force)
 	t->dirty = 0;
 }
 
-void
-oxi_out_note(struct oxi_loop *l, jv in, const char *text)
+char *
+oxi_out_id(const char *kind, const char *msgid)
 {
-	char id[OXI_ID_LEN + 1];
+	struct oxi_buf b = OXI_BUF_INIT;
+
+	oxi_buf_printf(&b, "%s:%s", kind, msgid);
+	return b.s;
+}
+
+void
+oxi_out_note(struct oxi_loop *l, jv in, const char *kind, const char *text)
+{
+	char *id = oxi_out_id(kind, oxi_msg_peek(in, "id"));
 	jv r = oxi_msg_reply(in, "msg.out");
 
-	oxi_id_new(id);
 	r = jv_object_set(r, jv_string("id"), jv_string(id));
+	free(id);
 	r = jv_object_set(r, jv_string("in_reply_to"),
 	    jv_string(oxi_msg_peek(in, "id")));
 	r = jv_object_set(r, jv_string("text"), jv_string(text));

@@ -313,7 +313,7 @@ oxi_slash(struct oxi_loop *l, jv in, const char *key)
 	if (r == 0 && oxi_hist_mark(l->db, msgid, c.session, "done", &err) < 0)
 		r = oxi_out_dbfail(l, "record a command", err);
 	if (r == 0)
-		oxi_out_note(l, in, c.out.s ? c.out.s : "");
+		oxi_out_note(l, in, "note", c.out.s ? c.out.s : "");
 	free(c.session);
 	free(arg);
 	oxi_buf_free(&c.out);

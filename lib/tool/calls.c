@@ -391,6 +391,7 @@ oxi_tool_stage(struct oxi_stage *st, const struct oxi_tool_ctx *c,
 	ctx = c;
 	maxkids = kids > 0 ? kids : 1;
 	pfd = xcalloc((size_t)maxkids + 2, sizeof *pfd);
+	oxi_nd_hello();
 	oxi_notify(notif);
 	for (;;) {
 		if (oxi_sig_hup) {
