@@ -27,8 +27,8 @@ check 'make uninstall removes it all' \
 	 [ -z "$(find "$D" -type f)" ]'
 check 'each command links only the libraries it needs' \
 	'! ldd "$TOP/bin/oxi-guard" | grep -Eq "libcurl|libsqlite" &&
-	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libcurl|libsqlite|libpcre" &&
-	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libcurl|libsqlite|libpcre" &&
+	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libpcre|libsodium" &&
+	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libpcre|libsodium" &&
 	 ! ldd "$TOP/bin/oxi-tool" | grep -q libsqlite &&
 	 ! ldd "$TOP/bin/oxi-loop" | grep -Eq "libcurl|libpcre"'
 done_testing
