@@ -207,6 +207,9 @@ poll_loop(struct tgrx *rx, long poll_s)
 			tg_pause(&rx->tg, BACKOFF_MS);
 			continue;
 		}
+		/* short polls (OXI_TELEGRAM_POLL=0) come a second apart */
+		if (poll_s == 0 && jv_array_length(jv_copy(res.result)) == 0)
+			tg_pause(&rx->tg, 1000);
 		record(rx, jv_copy(res.result), &off);
 		tg_res_free(&res);
 	}
