@@ -48,9 +48,10 @@ Control (no token):
   POST /control/updates         add updates
   POST /control/fail            {"method":M,"code":C,"description":D,
                                 "retry_after":S,"migrate_to_chat_id":ID,
-                                "count":N,"chat":C}: the next N calls of M
-                                (N default 1, M "*" for any; to chat_id C
-                                only, if given) fail so
+                                "count":N,"chat":C,"skip":K}: the next N
+                                calls of M (N default 1, M "*" for any; to
+                                chat_id C only, if given; after K that
+                                pass, if given) fail so
   POST /control/file            {"file_id","name","data_b64"}: add a file
   GET  /control/state           {"pending","confirmed","webhook","calls",
                                 "messages":{chat:[{id,text}]}}
@@ -347,6 +348,9 @@ def injected(method, p):
             if f["method"] in (method, "*") and f["count"] > 0 and \
                     str(f.get("chat", p.get("chat_id"))) == \
                     str(p.get("chat_id")):
+                if f.get("skip", 0) > 0:
+                    f["skip"] -= 1
+                    continue
                 f["count"] -= 1
                 return f
     return None
