@@ -77,26 +77,37 @@ tg_redact(const struct tg *tg, char *s)
 	}
 }
 
-/* oxi_deadletter_filter: the token never reaches the dead-letter file
- * (its secret half is what gives it away, NUL bytes or not) */
+/* appends s[0..n) to out with every pat replaced by TG_REDACTED */
+static void
+subst(const char *s, size_t n, const char *pat, struct oxi_buf *out)
+{
+	const char *p, *end = s + n;
+	size_t k = strlen(pat);
+
+	while ((p = memmem(s, end - s, pat, k))) {
+		oxi_buf_cat(out, s, p - s);
+		oxi_buf_cats(out, TG_REDACTED);
+		s = p + k;
+	}
+	oxi_buf_cat(out, s, end - s);
+}
+
+/* oxi_deadletter_filter: the token never reaches the dead-letter file,
+ * whole or its secret half alone, NUL bytes or not */
 static int
 dlfilter(const char *data, size_t len, struct oxi_buf *out)
 {
-	const char *secret, *p, *end = data + len;
-	size_t n;
+	struct oxi_buf tmp = OXI_BUF_INIT;
+	const char *secret;
 
 	if (!redactor || !redactor->token)
 		return 0;
 	secret = strchr(redactor->token, ':') + 1;
-	n = strlen(secret);
-	if (!memmem(data, len, secret, n))
+	if (!memmem(data, len, secret, strlen(secret)))
 		return 0;
-	while ((p = memmem(data, end - data, secret, n))) {
-		oxi_buf_cat(out, data, p - data);
-		oxi_buf_cats(out, TG_REDACTED);
-		data = p + n;
-	}
-	oxi_buf_cat(out, data, end - data);
+	subst(data, len, redactor->token, &tmp);
+	subst(tmp.s, tmp.len, secret, out);
+	oxi_buf_free(&tmp);
 	return 1;
 }
 

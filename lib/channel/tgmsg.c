@@ -263,14 +263,15 @@ fetch(struct tgrx *rx, jv a, jv f, int *stopped)
 			else if (!path)
 				snprintf(res.err, sizeof res.err,
 				    "getFile: no file path");
-			else if ((r = tg_download(&rx->tg, path, rx->filemax,
-			    dest.s, &dl)) < 0) {
-				memcpy(res.err, dl.err, sizeof res.err);
-				res.kind = dl.kind;
-				res.temp = dl.temp;
-			}
-			if (path)
+			else {
+				if ((r = tg_download(&rx->tg, path,
+				    rx->filemax, dest.s, &dl)) < 0) {
+					memcpy(res.err, dl.err, sizeof res.err);
+					res.kind = dl.kind;
+					res.temp = dl.temp;
+				}
 				tg_res_free(&dl);
+			}
 		}
 		tg_res_free(&res);
 		if (r == 0)
@@ -419,7 +420,7 @@ message(struct tgrx *rx, jv m, int edit, jv *out)
 	char chat[ID], mid[ID], from[ID], s[ID], ts[32];
 	const char *type, *text;
 	jv c = oxi_jget(m, "chat"), who = oxi_jget(m, "from"), ents, r,
-	    atts, files, a, rec;
+	    atts, files, f, a, rec;
 	int i, n, mentioned = 0, stopped = 0, group;
 
 	idof(c, "id", chat);
@@ -455,8 +456,9 @@ message(struct tgrx *rx, jv m, int edit, jv *out)
 		goto skip;
 	}
 	for (i = 0; i < n && !stopped; i++) {
-		a = fetch(rx, jv_array_get(jv_copy(atts), i),
-		    jv_array_get(jv_copy(files), i), &stopped);
+		f = jv_array_get(jv_copy(files), i);
+		a = fetch(rx, jv_array_get(jv_copy(atts), i), f, &stopped);
+		jv_free(f);
 		atts = jv_array_set(atts, i, a);
 	}
 	if (stopped)
