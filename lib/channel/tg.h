@@ -94,6 +94,9 @@ void tg_pause(struct tg *, long ms);
 /* replaces every occurrence of the token in s (NUL-terminated, edited in
  * place: the replacement is shorter) by "<token>" */
 void tg_redact(const struct tg *, char *s);
+/* the integer obj[key] (borrowed), or dflt if that is not a number or
+ * not an integer of at most 2^53 in magnitude (JSON numbers are doubles) */
+long long tg_int(jv obj, const char *key, long long dflt);
 /* a platform id (number or string, borrowed) as a string, or "" */
 const char *tg_idstr(jv v, char *buf, size_t len);
 

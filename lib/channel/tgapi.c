@@ -207,19 +207,38 @@ tg_res_free(struct tg_res *res)
 	res->result = jv_null();
 }
 
-const char *
-tg_idstr(jv v, char *buf, size_t len)
+#define INTMAX53	9007199254740992.0
+
+/* 1 if v is an integral number of at most 2^53 in magnitude */
+static int
+integral(jv v)
 {
 	double d;
 
+	if (jv_get_kind(v) != JV_KIND_NUMBER)
+		return 0;
+	d = jv_number_value(v);
+	return d >= -INTMAX53 && d <= INTMAX53 && d == (double)(long long)d;
+}
+
+long long
+tg_int(jv obj, const char *key, long long dflt)
+{
+	jv v = oxi_jget(obj, key);
+	long long r = integral(v) ? (long long)jv_number_value(v) : dflt;
+
+	jv_free(v);
+	return r;
+}
+
+const char *
+tg_idstr(jv v, char *buf, size_t len)
+{
 	buf[0] = '\0';
 	if (jv_get_kind(v) == JV_KIND_STRING)
 		snprintf(buf, len, "%s", jv_string_value(v));
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) {
-		d = jv_number_value(v);
-		if (d == (double)(long long)d)
-			snprintf(buf, len, "%lld", (long long)d);
-	}
+	else if (integral(v))
+		snprintf(buf, len, "%lld", (long long)jv_number_value(v));
 	return buf;
 }
 
@@ -280,7 +299,7 @@ parse(struct call *c, const char *body, size_t len, struct tg_res *res)
 		return 0;
 	}
 	jv_free(ok);
-	res->code = (long)oxi_jnum(doc, "error_code", (double)res->code);
+	res->code = (long)tg_int(doc, "error_code", res->code);
 	v = oxi_jget(doc, "description");
 	if (jv_get_kind(v) == JV_KIND_STRING) {
 		snprintf(res->desc, sizeof res->desc, "%s", jv_string_value(v));
@@ -289,8 +308,8 @@ parse(struct call *c, const char *body, size_t len, struct tg_res *res)
 	jv_free(v);
 	p = oxi_jget(doc, "parameters");
 	if (oxi_jis(p, JV_KIND_OBJECT)) {
-		res->retry_after = (long)oxi_jnum(p, "retry_after",
-		    (double)res->retry_after);
+		res->retry_after = (long)tg_int(p, "retry_after",
+		    res->retry_after);
 		v = oxi_jget(p, "migrate_to_chat_id");
 		snprintf(res->migrate, sizeof res->migrate, "%s",
 		    tg_idstr(v, id, sizeof id));

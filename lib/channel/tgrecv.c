@@ -132,23 +132,20 @@ int
 tg_ledger_put(struct tgrx *rx, jv u, const char **err)
 {
 	sqlite3_stmt *st;
-	jv id = oxi_jget(u, "update_id"), s;
-	double d;
+	long long d = tg_int(u, "update_id", -1);
+	jv s;
 	int rc;
 
-	if (jv_get_kind(id) != JV_KIND_NUMBER || (d = jv_number_value(id)) < 0
-	    || d != (double)(long long)d || d > 9007199254740991.0) {
-		jv_free(id);
+	if (d < 0) {
 		jv_free(u);
 		*err = "an update without a valid update_id";
 		errno = EINVAL;
 		return -1;
 	}
-	jv_free(id);
 	s = jv_dump_string(u, 0);
 	st = prep(rx, "INSERT OR IGNORE INTO updates(id, body, at) "
 	    "VALUES(?, ?, ?)");
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)d);
+	sqlite3_bind_int64(st, 1, d);
 	sqlite3_bind_text(st, 2, jv_string_value(s), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
 	rc = sqlite3_step(st);
@@ -305,15 +302,15 @@ record(struct tgrx *rx, jv ups, long long *off)
 {
 	const char *err;
 	jv u;
-	double d;
+	long long d;
 	int i, n = jv_array_length(jv_copy(ups));
 
 	exec(rx, "BEGIN IMMEDIATE");
 	for (i = 0; i < n; i++) {
 		u = jv_array_get(jv_copy(ups), i);
-		d = oxi_jnum(u, "update_id", -1);
-		if (d >= 0 && (long long)d + 1 > *off)
-			*off = (long long)d + 1;
+		d = tg_int(u, "update_id", -1);
+		if (d >= 0 && d + 1 > *off)
+			*off = d + 1;
 		if (tg_ledger_put(rx, u, &err) < 0) {
 			if (errno != EINVAL)
 				oxi_die(OXI_EX_TEMP, "ledger: %s", err);

@@ -115,11 +115,13 @@ oxi_loop_restarted(struct oxi_loop *l, int stage)
 			continue;
 		}
 		if (stage != OXI_LOOP_LLM || (t->state != WAIT_LLM &&
-		    t->state != WAIT_SUMMARY))
+		    t->state != WAIT_SUMMARY && t->state != WAIT_VOICE))
 			continue;
 		/* as a retry that is due now, without the wait */
 		if (t->state == WAIT_LLM)
 			t->rounds--;
+		if (t->state == WAIT_VOICE)
+			t->voice--;	/* the voice message in hand, again */
 		oxi_buf_reset(&t->text);
 		t->dirty = 0;
 		t->state = WAIT_RETRY;
