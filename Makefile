@@ -15,15 +15,16 @@ UNITSRC != ls tests/unit/t-*.c 2>/dev/null
 UNITS = $(UNITSRC:.c=)
 
 # each command links only what it needs (the channel table names both
-# sides of a channel: oxi-send links the webhook's libmicrohttpd too)
-LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(JQ_LIBS)
-LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(JQ_LIBS)
+# sides of a channel: oxi-recv links the sender's libmd4c, oxi-send
+# the webhook's libmicrohttpd)
+LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
+LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 LIBS_oxi-guard = $(JQ_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
 LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) \
-	$(MHD_LIBS) $(JQ_LIBS)
+	$(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 
 ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) $(OXI_CFLAGS) $(CFLAGS)
 
@@ -52,7 +53,8 @@ $(NET_OBJ): $(NET_H)
 $(LLM_OBJ): $(NET_H) $(LLM_H)
 $(TOOL_OBJ): $(NET_H) $(SBX_H) $(TOOL_H)
 $(SBX_OBJ): $(SBX_H)
-$(CHAN_OBJ): $(NET_H) lib/channel/channel.h lib/channel/tg.h
+CHAN_H != ls lib/channel/*.h
+$(CHAN_OBJ): $(NET_H) $(CHAN_H)
 $(GUARD_OBJ): lib/guard/guard.h
 $(LOOP_OBJ): lib/loop/loop.h
 
@@ -139,9 +141,10 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	-fsanitize=fuzzer-no-link,address,undefined
 FUZZ_ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) -std=c99 $(WFLAGS) \
 	$(JQ_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS) \
-	$(PCRE2_CFLAGS) $(MHD_CFLAGS) $(FUZZ_CFLAGS)
+	$(PCRE2_CFLAGS) $(MHD_CFLAGS) $(MD4C_CFLAGS) $(FUZZ_CFLAGS)
 FUZZ_DIALECTS = openai anthropic gemini ollama responses
-FUZZ_HARNESSES = nd sse json html url shpolicy tgupdate $(FUZZ_DIALECTS)
+FUZZ_HARNESSES = nd sse json html url shpolicy tgmd tgupdate \
+	$(FUZZ_DIALECTS)
 FUZZ_OBJ = $(LIBSRC:lib/%.c=tests/fuzz/obj/%.o)
 FUZZ_LIB = tests/fuzz/obj/liboxi.a
 FUZZ_BINS = $(FUZZ_HARNESSES:%=tests/fuzz/fz-%)

@@ -15,7 +15,7 @@ rec() {
 # --help, --version, usage errors
 check_exit '--help: exit 0' 0 'oxi-send --help'
 check_grep '--help prints the usage on stdout' \
-	'^usage: oxi-send \[-Dv\] \[-d fd\] \[-e fd\] \[-l maxline\] \[-r fd\] channel$' "$TMP/.out"
+	'^usage: oxi-send \[-Dv\] \[-a account\] \[-d fd\] \[-e fd\] \[-l maxline\] \[-r fd\] channel$' "$TMP/.out"
 check_exit '--version: exit 0' 0 'oxi-send --version'
 check_grep '--version prints the version' '^oxi-send [0-9]' "$TMP/.out"
 if command -v mandoc >/dev/null 2>&1; then

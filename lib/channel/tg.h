@@ -161,6 +161,82 @@ struct tghook *tg_hook_open(struct tgrx *, const char *listen);
 int tg_hook_wait(struct tghook *, int sigfd, int ms);
 void tg_hook_close(struct tghook *);
 
+/*
+ * The sender: tgsend.c (the stage: records in, the run), tgout.c (the
+ * deliveries: a queue a chat, the calls and their answers, drafts and
+ * typing), tgsent.c (the sent-ledger and the receipts).
+ */
+struct tgchat;
+struct tgtx {
+	struct tg tg;		/* the client */
+	const struct oxi_chan_opts *o;	/* the options */
+	struct sqlite3 *db;	/* the sent-ledger: telegram-send-<account>.db */
+	int rcptfd;		/* receipts: -r fd, else stdout */
+	int rcptgone;		/* their reader has gone */
+	struct tgchat *chats;	/* chats with something to send */
+	int inflight;		/* calls in flight */
+	long edit_ms;		/* drafts: the least time between two calls in
+				 * a private chat (thrice that in a group) */
+	long typing_ms;		/* typing: the least time between two */
+	int stopping;		/* SIGTERM: start no new call */
+};
+/*
+ * tgsent.c: the sent-ledger.  Each msg.out, approval.ask and error
+ * shown is a row keyed by its id (an error: "error:<ref>"), put there
+ * before its bytes are consumed; each part delivered is a row keyed by
+ * the part's id (the record's id, then "<id>/2", "<id>/3", ...).  All
+ * die 111 when the database fails.
+ */
+void tg_sent_open(struct tgtx *);
+void tg_sent_close(struct tgtx *);
+void tg_sent_begin(struct tgtx *);
+void tg_sent_commit(struct tgtx *);
+/* line[0..len) (a record) under key: 1 if new, 0 if known already */
+int tg_sent_put(struct tgtx *, const char *key, const char *line,
+    size_t len);
+/* key's row: -1 none, 0 to deliver, 1 delivered, 2 failed */
+int tg_sent_state(struct tgtx *, const char *key);
+/* the records not yet delivered, oldest first, each to fn (rec consumed);
+ * then the receipts owed, written */
+void tg_sent_load(struct tgtx *, void (*fn)(struct tgtx *, const char *key,
+    jv rec));
+/* part n (0 for the first) of key went out as message mid of chat */
+void tg_sent_part(struct tgtx *, const char *key, int n, const char *chat,
+    const char *mid);
+/* the parts of key delivered so far; the first's platform id in pid */
+int tg_sent_parts(struct tgtx *, const char *key, char *pid, size_t len);
+/*
+ * key is done: delivered (error NULL, pid the platform id of its first
+ * part) or failed; its receipt written, for ref answering inreply
+ */
+void tg_sent_done(struct tgtx *, const char *key, const char *ref,
+    const char *inreply, const char *pid, const char *error);
+/* the message that shows the draft of msg.out id in chat: mid, or NULL
+ * to forget it; tg_sent_draft_get: it, or "" */
+void tg_sent_draft(struct tgtx *, const char *id, const char *chat,
+    const char *mid);
+void tg_sent_draft_get(struct tgtx *, const char *id, char *mid,
+    size_t len);
+/* a receipt for ref answering inreply: delivered as pid, or not for
+ * error; none once their reader has gone (EPIPE), else dies 111 */
+void tg_sent_receipt(struct tgtx *, const char *ref, const char *inreply,
+    const char *pid, const char *error);
+/* forgets what was delivered long ago */
+void tg_sent_prune(struct tgtx *);
+/*
+ * tgout.c: tg_out_job queues a record of the ledger (consumed) under
+ * key; tg_out_draft and tg_out_typing take a msg.draft or typing
+ * (borrowed).  tg_out_due starts the calls that are due and returns the
+ * ms until the next one is, or -1; tg_out_busy: jobs queued or calls in
+ * flight.
+ */
+void tg_out_job(struct tgtx *, const char *key, jv rec);
+void tg_out_draft(struct tgtx *, jv rec);
+void tg_out_typing(struct tgtx *, jv rec);
+long tg_out_due(struct tgtx *);
+int tg_out_busy(const struct tgtx *);
+void tg_out_free(struct tgtx *);
+
 /* the functions the channel table names (telegram.c) */
 int oxi_tg_recv(const struct oxi_chan_opts *, const char **what);
 int oxi_tg_send(const struct oxi_chan_opts *, const char **what);

@@ -27,7 +27,8 @@ A wrong token answers 401 {"ok":false,"error_code":401,"description":
   sendMessage, editMessageText, sendMessageDraft, sendChatAction,
   answerCallbackQuery, getFile, setWebhook, deleteWebhook, getWebhookInfo
                         as the real API, with its errors: empty text,
-                        text over 4096 characters, "message is not
+                        text over 4096 characters (UTF-16 code units,
+                        after the markup is parsed), "message is not
                         modified", "message to edit not found", a
                         parse_mode HTML text that does not parse ("can't
                         parse entities"), sendMessageDraft outside a
@@ -52,9 +53,11 @@ Control (no token):
   POST /control/updates         add updates
   POST /control/fail            {"method":M,"code":C,"description":D,
                                 "retry_after":S,"migrate_to_chat_id":ID,
-                                "count":N}: the next N calls of M (N
-                                default 1, M "*" for any; "file" for a
-                                download) fail so
+                                "count":N,"chat":C,"skip":K}: the next N
+                                calls of M (N default 1, M "*" for any;
+                                "file" for a download; to chat_id C only,
+                                if given; after K that pass, if given)
+                                fail so
   POST /control/file            {"file_id","name","data_b64"}: add a file
   GET  /control/state           {"pending","confirmed","next_id","webhook",
                                 "calls","messages":{chat:[{id,text}]}}:
@@ -94,9 +97,14 @@ HTML_TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del",
              "tg-emoji"}
 
 
+def units(s):
+    """the length of s as Telegram counts it: UTF-16 code units"""
+    return len(s.encode("utf-16-le")) // 2
+
+
 def html_check(text):
     """None if text parses as Telegram HTML, else the error, and the
-    length of its text (entities decoded, tags gone)"""
+    length of its text (entities decoded, tags gone) in UTF-16 units"""
     stack = []
     i = 0
     n = 0
@@ -136,7 +144,7 @@ def html_check(text):
             n += 1
         else:
             i += 1
-            n += 1
+            n += units(c)
     if stack:
         return ("Bad Request: can't parse entities: Can't find end tag "
                 "corresponding to start tag \"%s\"" % stack[-1]), n
@@ -189,7 +197,7 @@ def check_text(p, key="text", empty_ok=False):
         if empty_ok:
             return
         raise ApiError(400, "Bad Request: message text is empty")
-    n = len(text)
+    n = units(text)
     if p.get("parse_mode") == "HTML":
         err, n = html_check(text)
         if err:
@@ -345,10 +353,16 @@ def m_getWebhookInfo(p):
 METHODS = {k[2:]: v for k, v in globals().items() if k.startswith("m_")}
 
 
-def injected(method):
+def injected(method, p):
+    """the failure injected for this call of method with params p"""
     with LOCK:
         for f in STATE["fails"]:
-            if f["method"] in (method, "*") and f["count"] > 0:
+            if f["method"] in (method, "*") and f["count"] > 0 and \
+                    str(f.get("chat", p.get("chat_id"))) == \
+                    str(p.get("chat_id")):
+                if f.get("skip", 0) > 0:
+                    f["skip"] -= 1
+                    continue
                 f["count"] -= 1
                 return f
     return None
@@ -456,7 +470,7 @@ class Handler(BaseHTTPRequestHandler):
             if m.group(1) != ARGS.token:
                 return self.fail(401, "Unauthorized")
             self.log("file", {"path": m.group(2)})
-            f = injected("file")
+            f = injected("file", {})
             if f:
                 return self.fail(f.get("code", 404), f.get("description",
                                                            "Not Found"))
@@ -480,7 +494,7 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self.fail(400, "Bad Request: can't parse JSON")
         self.log(method, p)
-        f = injected(method)
+        f = injected(method, p)
         if f:
             params = {k: f[k] for k in ("retry_after", "migrate_to_chat_id")
                       if k in f}

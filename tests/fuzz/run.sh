@@ -22,6 +22,7 @@ nd) max=16384 w="telegram slack" ;;
 sse) max=16384 w="anthropic openai-chat openai-responses gemini" ;;
 json) max=8192 w="discord slack telegram twilio openai-responses" ;;
 html) max=65536 w= ;;
+tgmd) max=16384 w= ;;
 url) max=2048 w= ;;
 shpolicy) max=1024 w= ;;
 tgupdate) max=16384 w=telegram ;;
