@@ -11,10 +11,10 @@
  * logs" reads the log and turns it off and on; "oxi-llm models default"
  * keeps the default model in the configuration directory.
  *
- * Record mode (-j): llm.request and embed.request records on stdin are
- * answered on stdout, several at a time, each with its llm.delta records
- * and then exactly one llm.response, embed.response or error; other
- * records pass through (lib/llm/serve.c).  Readiness goes to fd -d.
+ * Record mode (-j): llm.request, embed.request and transcribe records on
+ * stdin are answered on stdout, several at a time, each with its llm.delta
+ * records and then one llm.response, embed.response, transcription or
+ * error; others pass through (lib/llm/serve.c).  Readiness goes to fd -d.
  *
  * Models are "provider/model" or a failover chain "a/x,b/y" (-m, else
  * $OXI_MODEL, else the default model, else the request's "model").

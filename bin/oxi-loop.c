@@ -315,6 +315,8 @@ settings(void)
 	cfg.retryms = env("OXI_RETRY_MIN", 5, 86400) * 1000;
 	cfg.retrymaxms = env("OXI_RETRY_MAX", 300, 86400) * 1000;
 	cfg.retryage = env("OXI_RETRY_MAX_AGE", 3600, 7 * 86400) * 1000;
+	cfg.imagemax = (size_t)env("OXI_IMAGE_MAX", 5L << 20, 1L << 30);
+	cfg.histimages = (int)env("OXI_HISTORY_IMAGES", 1, 1000);
 	queuemax = env("OXI_QUEUE_MAX", 4096, 1000000);
 	if (queuemax < 1)
 		oxi_die(OXI_EX_USAGE, "OXI_QUEUE_MAX must be at least 1");

@@ -37,6 +37,14 @@ for line in open(sys.argv[1]):
     print(len(t.encode("utf-16-le")) // 2)' "$TMP/tglog"
 }
 
+# ends N SUFFIX: N messages sent, each ending in SUFFIX
+ends() {
+	texts sendMessage | python3 -c "import json, sys
+ts = [json.loads(l) for l in sys.stdin]
+assert len(ts) == int(sys.argv[1]), len(ts)
+assert all(t.endswith(sys.argv[2]) for t in ts)" "$@"
+}
+
 # the exact limit, with two-byte letters and emoji (two units each)
 rec x1 42 '"\u00e9" * 2048 + "\U0001F600" * 1024' >"$TMP/in"
 tx_run "$TMP/in"
@@ -77,18 +85,11 @@ assert got == want"'
 tg_clear
 rec l1 42 '"A line of text, no end\n" * 400' >"$TMP/in"
 tx_run "$TMP/in"
-check 'lines: cut at a line break' \
-	'texts sendMessage | python3 -c "import json, sys
-ts = [json.loads(l) for l in sys.stdin]
-assert len(ts) == 3, len(ts)
-assert all(t.endswith(\"no end\") for t in ts)"'
+check 'lines: cut at a line break' 'ends 3 "no end"'
 tg_clear
 rec s1 42 '"This is a sentence, of words. " * 300' >"$TMP/in"
 tx_run "$TMP/in"
-check 'sentences: cut after a full stop' \
-	'texts sendMessage | python3 -c "import json, sys
-ts = [json.loads(l) for l in sys.stdin]
-assert len(ts) == 3 and all(t.endswith(\"words.\") for t in ts)"'
+check 'sentences: cut after a full stop' 'ends 3 "words."'
 tg_clear
 rec w1 42 '"word " * 1800' >"$TMP/in"
 tx_run "$TMP/in"

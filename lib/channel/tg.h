@@ -94,12 +94,16 @@ void tg_pause(struct tg *, long ms);
 /* replaces every occurrence of the token in s (NUL-terminated, edited in
  * place: the replacement is shorter) by "<token>" */
 void tg_redact(const struct tg *, char *s);
+/* the integer obj[key] (borrowed), or dflt if that is not a number or
+ * not an integer of at most 2^53 in magnitude (JSON numbers are doubles) */
+long long tg_int(jv obj, const char *key, long long dflt);
 /* a platform id (number or string, borrowed) as a string, or "" */
 const char *tg_idstr(jv v, char *buf, size_t len);
 
 /*
- * The receiver: tgrecv.c (the ledger, the long poll, the run),
- * tgmsg.c (an update as records, its files), tghook.c (the webhook).
+ * The receiver: tgrecv.c (the long poll, the run), tgledger.c (the
+ * ledger), tgmsg.c (an update as records, its files), tghook.c (the
+ * webhook).
  */
 #define TG_NWARN	32	/* update kinds warned about, at most */
 struct sqlite3;
@@ -126,11 +130,24 @@ struct tgrx {
  */
 int tg_update(struct tgrx *, jv update, long long at, jv *out);
 /*
- * tgrecv.c: records update (consumed) in the ledger, not yet written,
- * unless its update_id is there already: 0, or -1 with *err (a bad
- * update: EINVAL; the database: errno as oxi_db_exec sets it).
+ * tgledger.c: the ledger.  A failing database dies 111, but for put.
+ * put: records update (consumed), not yet written, unless its update_id
+ * is there already: 0, or -1 with *err (a bad update: EINVAL; the
+ * database: EAGAIN).  next: the first update not yet written (1), or none
+ * (0); done marks it written.  offset: past the newest update, or 0.
  */
+void tg_ledger_open(struct tgrx *);	/* also sets rx->filedir */
+void tg_ledger_close(struct tgrx *);
+void tg_ledger_exec(struct tgrx *, const char *sql);
 int tg_ledger_put(struct tgrx *, jv update, const char **err);
+int tg_ledger_next(struct tgrx *, long long *id, jv *update,
+    long long *at);
+void tg_ledger_done(struct tgrx *, long long id);
+long long tg_ledger_offset(struct tgrx *);
+void tg_ledger_prune(struct tgrx *);	/* forgets the old written ones */
+/* meta: small values by key ("" when there is none) */
+void tg_ledger_meta(struct tgrx *, const char *k, char *buf, size_t len);
+void tg_ledger_setmeta(struct tgrx *, const char *k, const char *v);
 /*
  * tghook.c: the webhook on listen ("[addr:]port", addr 127.0.0.1 unless
  * given), its secret from $OXI_TELEGRAM_WEBHOOK_SECRET; setWebhook is

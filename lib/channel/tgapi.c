@@ -77,26 +77,37 @@ tg_redact(const struct tg *tg, char *s)
 	}
 }
 
-/* oxi_deadletter_filter: the token never reaches the dead-letter file
- * (its secret half is what gives it away, NUL bytes or not) */
+/* appends s[0..n) to out with every pat replaced by TG_REDACTED */
+static void
+subst(const char *s, size_t n, const char *pat, struct oxi_buf *out)
+{
+	const char *p, *end = s + n;
+	size_t k = strlen(pat);
+
+	while ((p = memmem(s, end - s, pat, k))) {
+		oxi_buf_cat(out, s, p - s);
+		oxi_buf_cats(out, TG_REDACTED);
+		s = p + k;
+	}
+	oxi_buf_cat(out, s, end - s);
+}
+
+/* oxi_deadletter_filter: the token never reaches the dead-letter file,
+ * whole or its secret half alone, NUL bytes or not */
 static int
 dlfilter(const char *data, size_t len, struct oxi_buf *out)
 {
-	const char *secret, *p, *end = data + len;
-	size_t n;
+	struct oxi_buf tmp = OXI_BUF_INIT;
+	const char *secret;
 
 	if (!redactor || !redactor->token)
 		return 0;
 	secret = strchr(redactor->token, ':') + 1;
-	n = strlen(secret);
-	if (!memmem(data, len, secret, n))
+	if (!memmem(data, len, secret, strlen(secret)))
 		return 0;
-	while ((p = memmem(data, end - data, secret, n))) {
-		oxi_buf_cat(out, data, p - data);
-		oxi_buf_cats(out, TG_REDACTED);
-		data = p + n;
-	}
-	oxi_buf_cat(out, data, end - data);
+	subst(data, len, redactor->token, &tmp);
+	subst(tmp.s, tmp.len, secret, out);
+	oxi_buf_free(&tmp);
 	return 1;
 }
 
@@ -196,19 +207,38 @@ tg_res_free(struct tg_res *res)
 	res->result = jv_null();
 }
 
-const char *
-tg_idstr(jv v, char *buf, size_t len)
+#define INTMAX53	9007199254740992.0
+
+/* 1 if v is an integral number of at most 2^53 in magnitude */
+static int
+integral(jv v)
 {
 	double d;
 
+	if (jv_get_kind(v) != JV_KIND_NUMBER)
+		return 0;
+	d = jv_number_value(v);
+	return d >= -INTMAX53 && d <= INTMAX53 && d == (double)(long long)d;
+}
+
+long long
+tg_int(jv obj, const char *key, long long dflt)
+{
+	jv v = oxi_jget(obj, key);
+	long long r = integral(v) ? (long long)jv_number_value(v) : dflt;
+
+	jv_free(v);
+	return r;
+}
+
+const char *
+tg_idstr(jv v, char *buf, size_t len)
+{
 	buf[0] = '\0';
 	if (jv_get_kind(v) == JV_KIND_STRING)
 		snprintf(buf, len, "%s", jv_string_value(v));
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) {
-		d = jv_number_value(v);
-		if (d == (double)(long long)d)
-			snprintf(buf, len, "%lld", (long long)d);
-	}
+	else if (integral(v))
+		snprintf(buf, len, "%lld", (long long)jv_number_value(v));
 	return buf;
 }
 
@@ -269,7 +299,7 @@ parse(struct call *c, const char *body, size_t len, struct tg_res *res)
 		return 0;
 	}
 	jv_free(ok);
-	res->code = (long)oxi_jnum(doc, "error_code", (double)res->code);
+	res->code = (long)tg_int(doc, "error_code", res->code);
 	v = oxi_jget(doc, "description");
 	if (jv_get_kind(v) == JV_KIND_STRING) {
 		snprintf(res->desc, sizeof res->desc, "%s", jv_string_value(v));
@@ -278,8 +308,8 @@ parse(struct call *c, const char *body, size_t len, struct tg_res *res)
 	jv_free(v);
 	p = oxi_jget(doc, "parameters");
 	if (oxi_jis(p, JV_KIND_OBJECT)) {
-		res->retry_after = (long)oxi_jnum(p, "retry_after",
-		    (double)res->retry_after);
+		res->retry_after = (long)tg_int(p, "retry_after",
+		    res->retry_after);
 		v = oxi_jget(p, "migrate_to_chat_id");
 		snprintf(res->migrate, sizeof res->migrate, "%s",
 		    tg_idstr(v, id, sizeof id));

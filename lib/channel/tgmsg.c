@@ -97,10 +97,17 @@ has(jv obj, const char *key, jv_kind k)
 static void
 rfc3339(long long t, char out[32])
 {
-	time_t tt = (time_t)t;
 	struct tm tm;
+	time_t tt;
 
-	gmtime_r(&tt, &tm);
+	/* years of four digits only: 0000 to 9999 */
+	if (t < -62167219200LL || t > 253402300799LL)
+		t = 0;
+	tt = (time_t)t;
+	if (!gmtime_r(&tt, &tm)) {
+		tt = 0;
+		gmtime_r(&tt, &tm);
+	}
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
 }
 
@@ -124,7 +131,7 @@ nameof(jv who)
 /* the byte offset in s[0..n) of UTF-16 offset u16 (Telegram's entity
  * offsets count UTF-16 code units) */
 static size_t
-u16byte(const char *s, size_t n, long u16)
+u16byte(const char *s, size_t n, long long u16)
 {
 	size_t i = 0, k;
 
@@ -156,9 +163,8 @@ entities(struct tgrx *rx, const char *text, jv ents, int *mentioned,
 	for (i = 0; i < k; i++) {
 		en = jv_array_get(jv_copy(ents), i);
 		type = str(en, "type");
-		b = u16byte(text, n, (long)oxi_jnum(en, "offset", 0));
-		e = b + u16byte(text + b, n - b, (long)oxi_jnum(en, "length",
-		    0));
+		b = u16byte(text, n, tg_int(en, "offset", 0));
+		e = b + u16byte(text + b, n - b, tg_int(en, "length", 0));
 		if (type && strcmp(type, "text_mention") == 0) {
 			user = oxi_jget(en, "user");
 			if (strcmp(idof(user, "id", uid), rx->tg.botid) == 0)
@@ -263,14 +269,15 @@ fetch(struct tgrx *rx, jv a, jv f, int *stopped)
 			else if (!path)
 				snprintf(res.err, sizeof res.err,
 				    "getFile: no file path");
-			else if ((r = tg_download(&rx->tg, path, rx->filemax,
-			    dest.s, &dl)) < 0) {
-				memcpy(res.err, dl.err, sizeof res.err);
-				res.kind = dl.kind;
-				res.temp = dl.temp;
-			}
-			if (path)
+			else {
+				if ((r = tg_download(&rx->tg, path,
+				    rx->filemax, dest.s, &dl)) < 0) {
+					memcpy(res.err, dl.err, sizeof res.err);
+					res.kind = dl.kind;
+					res.temp = dl.temp;
+				}
 				tg_res_free(&dl);
+			}
 		}
 		tg_res_free(&res);
 		if (r == 0)
@@ -419,7 +426,7 @@ message(struct tgrx *rx, jv m, int edit, jv *out)
 	char chat[ID], mid[ID], from[ID], s[ID], ts[32];
 	const char *type, *text;
 	jv c = oxi_jget(m, "chat"), who = oxi_jget(m, "from"), ents, r,
-	    atts, files, a, rec;
+	    atts, files, f, a, rec;
 	int i, n, mentioned = 0, stopped = 0, group;
 
 	idof(c, "id", chat);
@@ -455,8 +462,9 @@ message(struct tgrx *rx, jv m, int edit, jv *out)
 		goto skip;
 	}
 	for (i = 0; i < n && !stopped; i++) {
-		a = fetch(rx, jv_array_get(jv_copy(atts), i),
-		    jv_array_get(jv_copy(files), i), &stopped);
+		f = jv_array_get(jv_copy(files), i);
+		a = fetch(rx, jv_array_get(jv_copy(atts), i), f, &stopped);
+		jv_free(f);
 		atts = jv_array_set(atts, i, a);
 	}
 	if (stopped)
@@ -464,8 +472,8 @@ message(struct tgrx *rx, jv m, int edit, jv *out)
 	oxi_buf_printf(&id, "telegram:%s:%s:%s", rx->tg.account, chat, mid);
 	if (edit)
 		oxi_buf_printf(&id, ":e%lld",
-		    (long long)oxi_jnum(m, "edit_date", 0));
-	rfc3339((long long)oxi_jnum(m, edit ? "edit_date" : "date", 0), ts);
+		    tg_int(m, "edit_date", 0));
+	rfc3339(tg_int(m, edit ? "edit_date" : "date", 0), ts);
 	rec = oxi_msg_new("msg.in");
 	rec = jv_object_set(rec, jv_string("id"), jv_string(id.s));
 	rec = jv_object_set(rec, jv_string("channel"), jv_string("telegram"));

@@ -449,6 +449,7 @@ job_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 		/* the draft message is gone or cannot change: a new one */
 		oxi_debug("telegram: %s: sending anew", res->err);
 		j->edit[0] = '\0';
+		tg_sent_draft(tx, j->key, NULL, NULL);
 	} else if (res->code == 400 && strstr(res->desc, "thread not found") &&
 	    !j->nothread) {
 		oxi_warn("telegram: %s: %s goes without its thread", res->err,
@@ -558,8 +559,7 @@ tg_out_job(struct tgtx *tx, const char *key, jv rec)
 	else
 		c->head = j;
 	c->tail = j;
-	/* the message ends "typing..." */
-	c->typing = 0;
+	c->typing = 0;		/* the message ends "typing..." */
 	if (c->did && strcmp(c->did, key) == 0)
 		draft_clear(c);
 }

@@ -25,10 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <sqlite3.h>
 
 #include "oxi.h"
 #include "net/net.h"
@@ -38,156 +35,10 @@
 #define POLL_S		50		/* getUpdates timeout, seconds */
 #define BACKOFF_MS	1000		/* the first pause after a failure */
 #define BACKOFF_MAX	60000		/* the longest */
-#define KEEP_S		(7 * 86400)	/* written updates are kept so long */
 #define PRUNE_MS	3600000		/* and pruned so often */
 
 /* what we ask Telegram for: the kinds tgmsg.c takes */
 #define ALLOWED	"[\"message\",\"edited_message\",\"callback_query\"]"
-
-static const char *const migrations[] = {
-	"CREATE TABLE updates ("
-	"  id INTEGER PRIMARY KEY,"	/* update_id */
-	"  body TEXT NOT NULL,"		/* the Update as it came */
-	"  done INTEGER NOT NULL DEFAULT 0,"	/* its records are written */
-	"  at INTEGER NOT NULL);"	/* unix time it was recorded */
-	"CREATE INDEX updates_todo ON updates(done, id);"
-	"CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);",
-	NULL
-};
-
-/* dies 111 with SQLite's message */
-static void
-dbdie(struct tgrx *rx, const char *what)
-{
-	oxi_die(OXI_EX_TEMP, "ledger: %s: %s", what, sqlite3_errmsg(rx->db));
-}
-
-static sqlite3_stmt *
-prep(struct tgrx *rx, const char *sql)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(rx->db, sql, -1, &st, NULL) != SQLITE_OK)
-		dbdie(rx, "unable to prepare");
-	return st;
-}
-
-static void
-exec(struct tgrx *rx, const char *sql)
-{
-	const char *err;
-
-	if (oxi_db_exec(rx->db, sql, &err) < 0)
-		oxi_die(OXI_EX_TEMP, "ledger: %s", err);
-}
-
-/* meta value of k into buf ("" if none) */
-static void
-meta_get(struct tgrx *rx, const char *k, char *buf, size_t len)
-{
-	sqlite3_stmt *st = prep(rx, "SELECT v FROM meta WHERE k = ?");
-
-	buf[0] = '\0';
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st,
-		    0));
-	sqlite3_finalize(st);
-}
-
-static void
-meta_set(struct tgrx *rx, const char *k, const char *v)
-{
-	sqlite3_stmt *st = prep(rx, "INSERT OR REPLACE INTO meta(k, v) "
-	    "VALUES(?, ?)");
-
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		dbdie(rx, "unable to write");
-	sqlite3_finalize(st);
-}
-
-static void
-ledger_open(struct tgrx *rx)
-{
-	const char *dir = oxi_state_dir(), *err;
-	struct oxi_buf p = OXI_BUF_INIT;
-
-	if (!dir)
-		oxi_die(OXI_EX_USAGE, "no state directory: set OXI_HOME");
-	oxi_buf_printf(&p, "%s/telegram-%s.db", dir, rx->tg.account);
-	if (!(rx->db = oxi_db_open(p.s, migrations, &err)))
-		oxi_die(oxi_errtemp(errno), "unable to open the ledger '%s': %s",
-		    p.s, err);
-	/* an update Telegram forgets must survive a power cut too */
-	exec(rx, "PRAGMA synchronous=FULL");
-	oxi_buf_reset(&p);
-	oxi_buf_printf(&p, "%s/files/telegram", dir);
-	rx->filedir = xstrdup(p.s);
-	oxi_buf_free(&p);
-}
-
-int
-tg_ledger_put(struct tgrx *rx, jv u, const char **err)
-{
-	sqlite3_stmt *st;
-	jv id = oxi_jget(u, "update_id"), s;
-	double d;
-	int rc;
-
-	if (jv_get_kind(id) != JV_KIND_NUMBER || (d = jv_number_value(id)) < 0
-	    || d != (double)(long long)d || d > 9007199254740991.0) {
-		jv_free(id);
-		jv_free(u);
-		*err = "an update without a valid update_id";
-		errno = EINVAL;
-		return -1;
-	}
-	jv_free(id);
-	s = jv_dump_string(u, 0);
-	st = prep(rx, "INSERT OR IGNORE INTO updates(id, body, at) "
-	    "VALUES(?, ?, ?)");
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)d);
-	sqlite3_bind_text(st, 2, jv_string_value(s), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	jv_free(s);
-	if (rc != SQLITE_DONE) {
-		*err = sqlite3_errmsg(rx->db);
-		errno = EAGAIN;
-		return -1;
-	}
-	return 0;
-}
-
-/* the offset that confirms everything in the ledger, or 0 */
-static long long
-ledger_offset(struct tgrx *rx)
-{
-	sqlite3_stmt *st = prep(rx, "SELECT max(id) FROM updates");
-	long long off = 0;
-
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		off = sqlite3_column_int64(st, 0) + 1;
-	sqlite3_finalize(st);
-	return off;
-}
-
-/* forgets updates written long ago, keeping the newest (the offset) */
-static void
-ledger_prune(struct tgrx *rx)
-{
-	sqlite3_stmt *st = prep(rx, "DELETE FROM updates WHERE done = 1 AND "
-	    "at < ? AND id < (SELECT max(id) FROM updates)");
-
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)(time(NULL) - KEEP_S));
-	if (sqlite3_step(st) != SQLITE_DONE)
-		oxi_warn("ledger: unable to prune: %s", sqlite3_errmsg(rx->db));
-	sqlite3_finalize(st);
-}
 
 /*
  * Writes the records of every update in the ledger not yet written, in
@@ -197,25 +48,11 @@ ledger_prune(struct tgrx *rx)
 static int
 drain(struct tgrx *rx)
 {
-	sqlite3_stmt *st;
-	sqlite3_int64 id, at;
+	long long id, at;
 	jv u, out;
-	int i, n, r;
+	int i, n;
 
-	for (;;) {
-		st = prep(rx, "SELECT id, body, at FROM updates WHERE done = 0 "
-		    "ORDER BY id LIMIT 1");
-		if ((r = sqlite3_step(st)) != SQLITE_ROW) {
-			if (r != SQLITE_DONE)
-				dbdie(rx, "unable to read");
-			sqlite3_finalize(st);
-			return 0;
-		}
-		id = sqlite3_column_int64(st, 0);
-		u = oxi_json_parse((const char *)sqlite3_column_text(st, 1),
-		    sqlite3_column_bytes(st, 1));
-		at = sqlite3_column_int64(st, 2);
-		sqlite3_finalize(st);
+	while (tg_ledger_next(rx, &id, &u, &at)) {
 		out = jv_array();
 		if (jv_is_valid(u) && tg_update(rx, u, at, &out) < 0) {
 			jv_free(u);
@@ -230,12 +67,9 @@ drain(struct tgrx *rx)
 				return -1;
 			}
 		jv_free(out);
-		st = prep(rx, "UPDATE updates SET done = 1 WHERE id = ?");
-		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			dbdie(rx, "unable to mark an update written");
-		sqlite3_finalize(st);
+		tg_ledger_done(rx, id);
 	}
+	return 0;
 }
 
 /* a refused token ends us: a supervisor must not start us again */
@@ -278,7 +112,7 @@ whoami(struct tgrx *rx)
 				    jv_string_value(v));
 			jv_free(v);
 			tg_res_free(&res);
-			meta_set(rx, "username", rx->botname);
+			tg_ledger_setmeta(rx, "username", rx->botname);
 			oxi_debug("telegram: the bot is @%s", rx->botname);
 			return 0;
 		}
@@ -287,7 +121,7 @@ whoami(struct tgrx *rx)
 		refused(&res);
 		if (!res.temp)
 			oxi_die(OXI_EX_USAGE, "telegram: %s", res.err);
-		meta_get(rx, "username", rx->botname, sizeof rx->botname);
+		tg_ledger_meta(rx, "username", rx->botname, sizeof rx->botname);
 		if (rx->botname[0]) {
 			oxi_warn("telegram: %s; going on as @%s", res.err,
 			    rx->botname);
@@ -305,22 +139,22 @@ record(struct tgrx *rx, jv ups, long long *off)
 {
 	const char *err;
 	jv u;
-	double d;
+	long long d;
 	int i, n = jv_array_length(jv_copy(ups));
 
-	exec(rx, "BEGIN IMMEDIATE");
+	tg_ledger_exec(rx, "BEGIN IMMEDIATE");
 	for (i = 0; i < n; i++) {
 		u = jv_array_get(jv_copy(ups), i);
-		d = oxi_jnum(u, "update_id", -1);
-		if (d >= 0 && (long long)d + 1 > *off)
-			*off = (long long)d + 1;
+		d = tg_int(u, "update_id", -1);
+		if (d >= 0 && d + 1 > *off)
+			*off = d + 1;
 		if (tg_ledger_put(rx, u, &err) < 0) {
 			if (errno != EINVAL)
 				oxi_die(OXI_EX_TEMP, "ledger: %s", err);
 			oxi_warn("telegram: %s: skipped", err);
 		}
 	}
-	exec(rx, "COMMIT");
+	tg_ledger_exec(rx, "COMMIT");
 	jv_free(ups);
 }
 
@@ -329,7 +163,7 @@ static int
 poll_loop(struct tgrx *rx, long poll_s)
 {
 	struct tg_res res;
-	long long off = ledger_offset(rx), pruned = oxi_clock_ms();
+	long long off = tg_ledger_offset(rx), pruned = oxi_clock_ms();
 	long ms = BACKOFF_MS;
 	jv p;
 
@@ -339,7 +173,7 @@ poll_loop(struct tgrx *rx, long poll_s)
 		if (oxi_sig_term)
 			break;
 		if (oxi_clock_ms() - pruned > PRUNE_MS) {
-			ledger_prune(rx);
+			tg_ledger_prune(rx);
 			pruned = oxi_clock_ms();
 		}
 		p = jv_object();
@@ -373,6 +207,9 @@ poll_loop(struct tgrx *rx, long poll_s)
 			tg_pause(&rx->tg, BACKOFF_MS);
 			continue;
 		}
+		/* short polls (OXI_TELEGRAM_POLL=0) come a second apart */
+		if (poll_s == 0 && jv_array_length(jv_copy(res.result)) == 0)
+			tg_pause(&rx->tg, 1000);
 		record(rx, jv_copy(res.result), &off);
 		tg_res_free(&res);
 	}
@@ -389,7 +226,7 @@ hook_loop(struct tgrx *rx, struct tghook *h)
 		if (drain(rx) < 0)
 			return -1;
 		if (oxi_clock_ms() - pruned > PRUNE_MS) {
-			ledger_prune(rx);
+			tg_ledger_prune(rx);
 			pruned = oxi_clock_ms();
 		}
 		if (tg_hook_wait(h, rx->tg.sigfd, 60000) < 0 && errno != EINTR)
@@ -450,8 +287,8 @@ oxi_tg_recv(const struct oxi_chan_opts *o, const char **what)
 	if ((rx.tg.sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_NOPIPE)) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
 	rx.tg.termstop = 1;
-	ledger_open(&rx);
-	ledger_prune(&rx);
+	tg_ledger_open(&rx);
+	tg_ledger_prune(&rx);
 	if (!listen)
 		listen = oxi_getenv("OXI_TELEGRAM_WEBHOOK");
 	if (listen)
@@ -463,7 +300,7 @@ oxi_tg_recv(const struct oxi_chan_opts *o, const char **what)
 		r = 0;
 	if (h)
 		tg_hook_close(h);
-	sqlite3_close(rx.db);
+	tg_ledger_close(&rx);
 	tg_close(&rx.tg);
 	free(rx.filedir);
 	if (r < 0) {

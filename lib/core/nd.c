@@ -292,7 +292,8 @@ oxi_nd_hello(void)
 	link[n] = '\0';
 	if (strncmp(link, "pipe:", 5) == 0)
 		return;
-	r = oxi_msg_new("stage.up");
+	r = jv_object_set(jv_object(), jv_string("v"), jv_number(1));
+	r = jv_object_set(r, jv_string("type"), jv_string("stage.up"));
 	r = jv_object_set(r, jv_string("prog"), jv_string(oxi_prog));
 	r = jv_object_set(r, jv_string("pid"), jv_string_fmt("%ld",
 	    (long)getpid()));

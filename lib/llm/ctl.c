@@ -2,10 +2,11 @@
  * ctl.c - staying up: retries, circuit breakers, failover chains,
  * budgets, accounting, record and replay
  *
- * A call is one llm.request or embed.request.  Its model may be a chain,
- * "anthropic/x,openai/y": each attempt goes to one model of it through
- * oxi_llm_start() or oxi_embed_start(), and the call ends in exactly one
- * done callback, as they do.
+ * A call is one llm.request, embed.request or transcribe.  Its model may
+ * be a chain, "anthropic/x,openai/y": each attempt goes to one model of
+ * it through oxi_llm_start(), oxi_embed_start() or
+ * oxi_transcribe_start(), and the call ends in exactly one done callback,
+ * as they do.
  *
  * An attempt that fails with a retryable error (429, 5xx, overloaded,
  * timeout, network, truncated) is tried again on the same model after a
@@ -57,6 +58,7 @@ struct call {
 	int tries;			/* attempts on it so far */
 	int attempts;			/* attempts in all */
 	int embed;			/* an embed.request */
+	int transcribe;			/* a transcribe */
 	int inflight;			/* an attempt is running */
 	int probe;			/* that attempt probes a breaker */
 	int net;			/* an attempt was sent */
@@ -241,8 +243,8 @@ finish(struct oxi_llmctl *c, struct call *k, jv rec)
 	const char *type = oxi_msg_type_peek(rec);
 
 	if (strcmp(type, "error") != 0)
-		rec = oxi_llm_account(&c->acct, rec, k->embed, k->session,
-		    k->id);
+		rec = oxi_llm_account(&c->acct, rec, k->embed ||
+		    k->transcribe, k->session, k->id);
 	else if (k->ndelta > 0)
 		rec = jv_object_set(rec, jv_string("partial"), jv_true());
 	if (k->attempts > 1)
@@ -344,8 +346,8 @@ attempt(struct oxi_llmctl *c, struct call *k, jv *err)
 		req = jv_object_set(oxi_json_parse(k->reqs,
 		    strlen(k->reqs)), jv_string("model"), jv_string(model));
 		k->cfg.model = NULL;
-		r = (k->embed ? oxi_embed_start : oxi_llm_start)(c->loop,
-		    &k->cfg, req, &e);
+		r = (k->transcribe ? oxi_transcribe_start : k->embed ?
+		    oxi_embed_start : oxi_llm_start)(c->loop, &k->cfg, req, &e);
 		jv_free(req);
 		if (r == OXI_LLM_STARTED) {
 			k->inflight = 1;
@@ -536,16 +538,23 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, const char *raw,
 	char key[OXI_REPLAY_KEYLEN + 1];
 	struct call *k;
 	int embed = strcmp(type, "embed.request") == 0, r;
+	int tr = strcmp(type, "transcribe") == 0;
 	jv e, recs, s;
 
 	id = oxi_msg_peek(rec, "id");
-	if (embed ? oxi_embed_check(rec, &why) < 0 :
+	if (tr ? oxi_transcribe_check(rec, &why) < 0 : embed ?
+	    oxi_embed_check(rec, &why) < 0 :
 	    oxi_msg_check(rec, &why) < 0 || !id) {
-		*err = oxi_msg_error(id, "invalid", id || embed ? why :
+		*err = oxi_msg_error(id, "invalid", id || embed || tr ? why :
 		    "llm.request record needs \"id\" (a string)", 0);
 		return OXI_LLM_BAD;
 	}
-	if (!(model = oxi_msg_peek(rec, "model")))
+	if (tr && !(model = oxi_transcribe_model(rec))) {
+		*err = oxi_msg_error(id, "unconfigured", "no transcription:"
+		    " the model is \"none\"", 0);
+		return OXI_LLM_FAIL;
+	}
+	if (!tr && !(model = oxi_msg_peek(rec, "model")))
 		model = c->cfg.model;
 	if (!model) {
 		*err = oxi_msg_error(id, "config", "no model: give \"model\""
@@ -589,6 +598,7 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, const char *raw,
 	k->chain = xstrdup(model);
 	k->nmodels = oxi_llm_chain(model, &k->models);
 	k->embed = embed;
+	k->transcribe = tr;
 	k->t0 = oxi_clock_ms();
 	k->last = jv_invalid();
 	k->cfg.connect_ms = c->cfg.connect_ms;

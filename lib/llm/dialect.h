@@ -67,6 +67,8 @@ struct oxi_llm_dialect {
 	 * oxi_llm_errmsg */
 	jv (*errmsg)(const char *body, size_t len);
 	const struct oxi_llm_embed *embed;	/* NULL: no embeddings */
+	const char *transcribe;	/* "/audio/transcriptions" of an
+				 * OpenAI-compatible API, or NULL: none */
 };
 /* the dialects: openai.c (Chat Completions), anthropic.c, gemini.c,
  * ollama.c, responses.c */

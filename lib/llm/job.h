@@ -1,8 +1,8 @@
 /*
  * job.h - requests in flight, for the llm wing's own files and
- * tests/unit/ only: llm.request (request.c) and embed.request (embed.c)
- * as one HTTP transfer each, and the job they share.  ctl.c drives
- * them.
+ * tests/unit/ only: llm.request (request.c), embed.request (embed.c)
+ * and transcribe (transcribe.c) as one HTTP transfer each, and the job
+ * they share.  ctl.c drives them.
  */
 #ifndef OXI_LLM_JOB_H
 #define OXI_LLM_JOB_H
@@ -77,9 +77,10 @@ jv oxi_llm_job_httperr(const struct oxi_llm_job *,
     const struct oxi_http_res *);
 /*
  * Starts req (url, data, done and arg set by the caller) with body
- * (consumed) as its JSON text, the header lines of t (oxi_llm_headers,
- * with t's key in the dialect's auth line, and accept) and the job's
- * timeouts.  OXI_LLM_STARTED, or OXI_LLM_FAIL with an error record in
+ * (consumed) as its JSON text, or with req->form instead (body is then
+ * null, and no Content-Type line of ours goes), the header lines of t
+ * (oxi_llm_headers, with t's key in the dialect's auth line, and
+ * accept) and the job's timeouts.  OXI_LLM_STARTED, or OXI_LLM_FAIL with an error record in
  * *err.
  */
 int oxi_llm_job_post(const struct oxi_llm_job *, struct oxi_http_loop *,
@@ -101,6 +102,15 @@ int oxi_embed_check(jv rec, const char **why);
 int oxi_embed_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
     jv rec, jv *err);
 
+/* transcribe.c: transcribe records, as oxi_embed_* do embed.request */
+/* 0, or -1 with a static reason */
+int oxi_transcribe_check(jv rec, const char **why);
+/* the model of rec (borrowed): its own, else $OXI_TRANSCRIBE_MODEL, else
+ * the default; NULL when that is "none" */
+const char *oxi_transcribe_model(jv rec);
+int oxi_transcribe_start(struct oxi_http_loop *, const struct oxi_llm_cfg *,
+    jv rec, jv *err);
+
 /* account.c: usage and cost of answers, the spend ledger, budgets */
 struct oxi_llm_acct {
 	struct oxi_prices *prices;	/* the price table */
@@ -111,9 +121,10 @@ struct oxi_llm_acct {
 	char ledgerr[200];		/* why */
 };
 /*
- * Answer rec (consumed) with its "usage" normalised (an embedding's:
- * input only, null when unknown) and its "cost_usd", the cost booked in
- * the ledger under session (or NULL) and request id.
+ * Answer rec (consumed) with its "usage" normalised (an embedding's or
+ * a transcription's, embed set: as it is, input null when unknown) and
+ * its "cost_usd", the cost booked in the ledger under session (or NULL)
+ * and request id.
  */
 jv oxi_llm_account(struct oxi_llm_acct *, jv rec, int embed,
     const char *session, const char *id);

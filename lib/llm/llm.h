@@ -118,10 +118,10 @@ struct oxi_llmctl *oxi_llmctl_new(struct oxi_http_loop *,
     const struct oxi_llmctl_cfg *, char *why, size_t len);
 void oxi_llmctl_free(struct oxi_llmctl *);
 /*
- * Starts an llm.request or embed.request (borrowed) as oxi_llm_start
- * does: OXI_LLM_STARTED (done will be called once, perhaps already
- * called for a replayed answer), or OXI_LLM_BAD / OXI_LLM_FAIL with an
- * error record in *err ("budget", "replay_miss", "circuit_open", ...).
+ * Starts an llm.request, embed.request or transcribe (borrowed) as
+ * oxi_llm_start does: OXI_LLM_STARTED (done will be called once,
+ * perhaps already called for a replayed answer), or OXI_LLM_BAD /
+ * OXI_LLM_FAIL with an error record in *err ("budget", "replay_miss", "circuit_open", ...).
  * raw, when not NULL, is rec's own text (rawlen bytes), kept instead of
  * writing rec out again.
  */
@@ -145,8 +145,8 @@ int oxi_llmctl_warming(const struct oxi_llmctl *);
 const struct oxi_prices *oxi_llmctl_prices(const struct oxi_llmctl *);
 
 /*
- * serve.c: record mode (oxi-llm -j): the llm.request and embed.request
- * records of stdin answered on stdout, with cfg (its callbacks set
+ * serve.c: record mode (oxi-llm -j): the llm.request, embed.request and
+ * transcribe records of stdin answered on stdout, with cfg (its callbacks set
  * here), lines of at most maxline bytes (0: the default), readiness on
  * notif, the connections to cfg's model opened first if warm; until EOF
  * or SIGTERM.  The exit status; a fatal one (100, 111) with why set.

@@ -733,4 +733,5 @@ const struct oxi_llm_dialect oxi_dialect_openai = {
 	.reader = reader, .feed = feed, .result = result,
 	.complete = complete, .free = rfree,
 	.embed = &oxi_llm_embed_openai,
+	.transcribe = "/audio/transcriptions",
 };

@@ -1,14 +1,14 @@
 /*
  * replay.c - answers recorded by oxi-llm --record, played back
  *
- * A recording is NDJSON: each request (an llm.request or embed.request,
- * with its "model" as it was resolved) followed by the records that
- * answered it: llm.delta records, then one llm.response, embed.response
- * or error.  Records answer the request before them whose id is their
- * "id" (or "ref" for an error), so a transcript whose requests
- * interleave reads the same.  A request is matched by a key, not by its
- * id: a hash of its type, model, messages, tools and input, serialised
- * with sorted keys.  The n-th request with a given key gets the n-th
+ * A recording is NDJSON: each request (an llm.request, embed.request or
+ * transcribe, with its "model" as it was resolved) followed by the
+ * records that answered it: llm.delta records, then one llm.response,
+ * embed.response, transcription or error.  Records answer the request
+ * before them whose id is their "id" (or "ref" for an error), so a
+ * transcript whose requests interleave reads the same.  A request is
+ * matched by a key, not by its id: a hash of its type, model, messages,
+ * tools, input and path, serialised with sorted keys.  The n-th request with a given key gets the n-th
  * answer recorded for it, and the last one again after that.
  */
 #include <errno.h>
@@ -39,7 +39,7 @@ void
 oxi_replay_key(jv req, const char *model, char out[OXI_REPLAY_KEYLEN + 1])
 {
 	static const char *const keys[] = {
-		"type", "messages", "tools", "input", NULL
+		"type", "messages", "tools", "input", "path", NULL
 	};
 	uint64_t h = 14695981039346656037ULL;	/* FNV-1a, 64 bits */
 	const char *s;
@@ -86,7 +86,8 @@ take(struct oxi_replay *r, jv rec)
 	struct ent *e;
 
 	if (strcmp(type, "llm.request") == 0 ||
-	    strcmp(type, "embed.request") == 0) {
+	    strcmp(type, "embed.request") == 0 ||
+	    strcmp(type, "transcribe") == 0) {
 		if (!(id = oxi_msg_peek(rec, "id"))) {
 			jv_free(rec);
 			return;
@@ -108,7 +109,8 @@ take(struct oxi_replay *r, jv rec)
 		id = oxi_msg_peek(rec, "ref");
 	else if (strcmp(type, "llm.delta") == 0 ||
 	    strcmp(type, "llm.response") == 0 ||
-	    strcmp(type, "embed.response") == 0)
+	    strcmp(type, "embed.response") == 0 ||
+	    strcmp(type, "transcription") == 0)
 		id = oxi_msg_peek(rec, "id");
 	else
 		id = NULL;

@@ -213,22 +213,34 @@ oxi_llm_job_post(const struct oxi_llm_job *q, struct oxi_http_loop *loop,
 	struct oxi_buf auth = OXI_BUF_INIT;
 	const char *hdrs[8 + OXI_LLM_MAXHDRS];
 	char msg[256];
-	int r = OXI_LLM_STARTED;
+	int r = OXI_LLM_STARTED, i, n;
 	jv s = jv_dump_string(body, 0);
 
 	if (t->key)
 		oxi_buf_printf(&auth, q->d->auth, t->key);
-	oxi_llm_headers(hdrs, sizeof hdrs / sizeof hdrs[0], t, auth.s,
+	n = oxi_llm_headers(hdrs, sizeof hdrs / sizeof hdrs[0], t, auth.s,
 	    accept);
 	req->headers = hdrs;
-	req->body = jv_string_value(s);
-	req->bodylen = jv_string_length_bytes(jv_copy(s));
+	/* a form's Content-Type is libcurl's, with the boundary */
+	for (i = n - 1; req->form && i >= 0; i--)
+		if (strncasecmp(hdrs[i], "Content-Type:", 13) == 0) {
+			memmove(&hdrs[i], &hdrs[i + 1], (n - i) *
+			    sizeof hdrs[0]);
+			n--;
+		}
+	if (!req->form) {
+		req->body = jv_string_value(s);
+		req->bodylen = jv_string_length_bytes(jv_copy(s));
+	}
 	req->connect_ms = q->cfg->connect_ms;
 	req->idle_ms = q->cfg->idle_ms;
 	req->min_bps = q->cfg->min_bps;
 	req->total_ms = q->cfg->total_ms;
-	oxi_debug("request %s: POST %s (%zu bytes)", q->id, req->url,
-	    req->bodylen);
+	if (req->form)
+		oxi_debug("request %s: POST %s (a form)", q->id, req->url);
+	else
+		oxi_debug("request %s: POST %s (%zu bytes)", q->id, req->url,
+		    req->bodylen);
 	if (oxi_http_start(loop, req, msg, sizeof msg) < 0) {
 		*err = oxi_llm_job_error(q, "network", msg, strlen(msg), 1,
 		    -1);

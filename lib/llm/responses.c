@@ -637,4 +637,5 @@ const struct oxi_llm_dialect oxi_dialect_responses = {
 	.reader = reader, .feed = feed, .result = result,
 	.complete = complete, .free = rfree,
 	.embed = &oxi_llm_embed_openai,	/* the same /embeddings */
+	.transcribe = "/audio/transcriptions",
 };

@@ -1,10 +1,10 @@
 /*
- * serve.c - oxi-llm's record mode (-j): llm.request and embed.request
- * records read from stdin are started at once, several at a time, and
- * answered on stdout as they end (an llm.delta per text fragment, then
- * one llm.response, embed.response or error); an llm.cancel of one of
- * ours ends that request without another word; other records pass
- * through byte for byte.  On SIGTERM no more is read or retried, and
+ * serve.c - oxi-llm's record mode (-j): llm.request, embed.request and
+ * transcribe records read from stdin are started at once, several at a
+ * time, and answered on stdout as they end (an llm.delta per text
+ * fragment, then one llm.response, embed.response, transcription or
+ * error); an llm.cancel of one of ours ends that request without
+ * another word; other records pass through byte for byte.  On SIGTERM no more is read or retried, and
  * the requests in flight finish.
  */
 #include <sys/resource.h>
@@ -72,7 +72,8 @@ request(struct serve *s, jv rec)
 		return;
 	}
 	if (strcmp(type, "llm.request") != 0 &&
-	    strcmp(type, "embed.request") != 0) {
+	    strcmp(type, "embed.request") != 0 &&
+	    strcmp(type, "transcribe") != 0) {
 		oxi_nd_pass(&s->in);
 		jv_free(rec);
 		return;

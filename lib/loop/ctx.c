@@ -14,7 +14,9 @@
  * A request must also fit the line limit of the stage that reads it
  * (cfg->maxreq) and the model's window.  If it does not, the largest tool
  * results in it are cut for this request only; if even that is not
- * enough the turn fails with a message the user sees.
+ * enough the turn fails with a message the user sees.  The attachments
+ * of the latest messages are shown in the room the rest leaves
+ * (media.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +414,9 @@ oxi_ctx_request(struct oxi_loop *l, struct turn *t, int *summary)
 		}
 		total = bytes(msgs) + toolbytes(tools) + 256;
 	}
+	msgs = oxi_media_parts(msgs, cfg->histimages, cfg->imagemax,
+	    max - total, t->nomedia ? "the model did not take it" : NULL,
+	    &t->media);
 	oxi_id_new(id);
 	r = request(id, model, t->session);
 	r = jv_object_set(r, jv_string("messages"), msgs);

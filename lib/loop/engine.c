@@ -99,6 +99,38 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 }
 
 int
+oxi_loop_restarted(struct oxi_loop *l, int stage)
+{
+	struct turn *t;
+	int i;
+
+	if (l->failed)
+		return -1;
+	for (t = l->turns; t; t = t->next) {
+		if (stage == OXI_LOOP_TOOL && t->state == WAIT_TOOLS) {
+			for (i = 0; i < t->ncalls; i++)
+				if (!t->calls[i].done && !t->calls[i].held)
+					(void)l->io.tool(l->io.arg,
+					    jv_copy(t->calls[i].rec));
+			continue;
+		}
+		if (stage != OXI_LOOP_LLM || (t->state != WAIT_LLM &&
+		    t->state != WAIT_SUMMARY && t->state != WAIT_VOICE))
+			continue;
+		/* as a retry that is due now, without the wait */
+		if (t->state == WAIT_LLM)
+			t->rounds--;
+		if (t->state == WAIT_VOICE)
+			t->voice--;	/* the voice message in hand, again */
+		oxi_buf_reset(&t->text);
+		t->dirty = 0;
+		t->state = WAIT_RETRY;
+		t->retryat = 0;
+	}
+	return oxi_loop_tick(l);
+}
+
+int
 oxi_loop_resume(struct oxi_loop *l)
 {
 	jv a = oxi_hist_working(l->db), m, rec;

@@ -1,7 +1,7 @@
 /*
  * engine.h - inside the turn engine: the turn, the engine, and what its
- * files share.  From the bottom up: out.c the records it writes, ctx.c
- * the request and its context, turn.c the life of a turn, slash.c the
+ * files share.  From the bottom up: out.c the records it writes, media.c
+ * the attachments of a message, ctx.c the request and its context, turn.c the life of a turn, slash.c the
  * commands and ask.c the approvals, engine.c the entry points of
  * loop.h.  A file calls only the files below it.  Included only by
  * lib/loop/ and tests/unit/.
@@ -19,6 +19,7 @@ enum {
 	WAIT_TOOLS,		/* its tool calls are in flight */
 	WAIT_SUMMARY,		/* the summary of older turns is in flight */
 	WAIT_RETRY,		/* the model failed for now: tries again later */
+	WAIT_VOICE,		/* a voice message's transcribe is in flight */
 	LOST			/* its stage died: about to fail */
 };
 
@@ -65,6 +66,10 @@ struct turn {
 	int told;		/* the user heard it will be answered later */
 	char errcode[32];	/* the model's last temporary failure */
 	char errmsg[320];
+	int voice;		/* attachments looked at for voice so far */
+	struct oxi_buf heard;	/* what they said (media.c) */
+	int media;		/* attachments the request in flight shows */
+	int nomedia;		/* the model refused them: shown no more */
 };
 
 struct oxi_loop {
@@ -128,6 +133,24 @@ void oxi_out_note(struct oxi_loop *, jv in, const char *kind,
 char *oxi_out_id(const char *kind, const char *msgid);
 /* an llm.cancel for request id */
 void oxi_out_cancel(struct oxi_loop *, const char *reqid);
+
+/* media.c: the attachments of a message */
+/* appends to b the line of a voice message: its text, or why not */
+void oxi_media_heard(struct oxi_buf *b, const char *text, const char *why);
+/* sends the transcribe of t's next voice message (WAIT_VOICE): 1; 0 when
+ * none is left (each that could not be sent has its line in t->heard) */
+int oxi_media_listen(struct oxi_loop *, struct turn *);
+/* the history message of msg.in in (borrowed): heard, the text and a line
+ * per attachment, and the references of the images and PDFs of at most
+ * max bytes (0: any) under "media" */
+jv oxi_media_user(jv in, const char *heard, size_t max);
+/*
+ * msgs (consumed) without "media" keys: those of the last keep user
+ * messages shown as base64 content parts after the text, within room
+ * bytes; *n the parts.  refused: none is, a line saying so instead.
+ */
+jv oxi_media_parts(jv msgs, int keep, size_t max, size_t room,
+    const char *refused, int *n);
 
 /* ctx.c: the request of a round, within the model's context */
 /* the model of t's requests: its session's, else cfg's, else NULL */

@@ -62,6 +62,10 @@ struct oxi_loop_cfg {
 	long retrymaxms;		/* longest wait between two tries */
 	long retryage;			/* ms a turn is retried for; 0: a
 					 * temporary failure is final */
+	size_t imagemax;		/* bytes of an image or PDF shown to
+					 * the model; 0: any */
+	int histimages;			/* the latest user messages whose
+					 * images a request shows; 0: none */
 };
 
 /* the stages oxi_loop_lost knows */
@@ -96,12 +100,9 @@ int oxi_loop_tool(struct oxi_loop *, jv rec);
  * ("llm_exited", "tool_exited").  0, or -1 on a database failure.
  */
 int oxi_loop_lost(struct oxi_loop *, int stage);
-/*
- * The stage OXI_LOOP_LLM or OXI_LOOP_TOOL started again (a stage.up): the
- * requests it had in hand are lost, so the turns waiting on the model ask
- * again (a new request id: a late answer to the old one is ignored), and
- * the tool calls without a result go out again.  0, or -1 as above.
- */
+/* the stage started again (a stage.up): the turns waiting on the model
+ * ask again (a new id: a late answer to the old is ignored), the tool
+ * calls without a result go out again.  0, or -1 as above */
 int oxi_loop_restarted(struct oxi_loop *, int stage);
 /* after a restart: the messages the inbox holds as "working" (taken off
  * the input, not yet answered) start again, in order of arrival; 0/-1 */
@@ -135,8 +136,7 @@ int oxi_loop_tick(struct oxi_loop *);
  * comes again).  0, or -1 on a database failure.
  */
 int oxi_loop_stop(struct oxi_loop *);
-/* turns in flight or queued */
-int oxi_loop_busy(const struct oxi_loop *);
+int oxi_loop_busy(const struct oxi_loop *);	/* turns in flight, queued */
 /* after a -1: "unable to WHAT in 'DB': WHY"; else NULL */
 const char *oxi_loop_err(const struct oxi_loop *);
 /* frees the engine and its turns (not db, not cfg) */

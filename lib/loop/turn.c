@@ -11,7 +11,9 @@
  * to wrap up at 70%), its tokens a budget (cfg->turntokens), and the same
  * call asked for a third time ends it.  A temporary model failure keeps
  * the turn and tries again with backoff for cfg->retryage, telling the
- * user once.
+ * user once.  A message's voice messages are transcribed by the model
+ * stage before it joins the history, and a request the model refuses for
+ * its attachments is made once more without them (media.c).
  *
  * The engine sends records through io and keeps the history and the
  * inbox ledger in db (hist.c, sess.c).  A database failure is recorded in
@@ -58,6 +60,7 @@ oxi_turn_free(struct turn *t)
 	free(t->session);
 	oxi_buf_free(&t->prev);
 	oxi_buf_free(&t->text);
+	oxi_buf_free(&t->heard);
 	jv_free(t->taint);
 	jv_free(t->sigs);
 	jv_free(t->in);
@@ -153,7 +156,7 @@ oxi_turn_stop(struct oxi_loop *l, struct turn *t, const char *note)
 	const char *unsaved = "";
 	int i, was = t->state;
 
-	if (was == WAIT_LLM || was == WAIT_SUMMARY)
+	if (was == WAIT_LLM || was == WAIT_SUMMARY || was == WAIT_VOICE)
 		oxi_out_cancel(l, t->reqid);
 	if (was == WAIT_LLM)
 		unsaved = t->text.s ? t->text.s : "";
@@ -166,6 +169,24 @@ oxi_turn_stop(struct oxi_loop *l, struct turn *t, const char *note)
 	return finish(l, t, unsaved, note);
 }
 
+/* the transcription of t's voice message came (text), or did not (why):
+ * the turn goes on */
+static int
+voiced(struct oxi_loop *l, struct turn *t, const char *text,
+    const char *why)
+{
+	if (text && !text[strspn(text, " \t\n")]) {
+		text = NULL;
+		why = "nothing was said in it";
+	}
+	if (!text)
+		oxi_info("%s: voice message not transcribed: %s", t->msgid,
+		    why);
+	oxi_media_heard(&t->heard, text, why);
+	t->state = WAIT_START;
+	return oxi_turn_round(l, t);
+}
+
 int
 oxi_turn_round(struct oxi_loop *l, struct turn *t)
 {
@@ -176,12 +197,11 @@ oxi_turn_round(struct oxi_loop *l, struct turn *t)
 	jv req, m, why;
 
 	if (!t->stored) {
+		if (oxi_media_listen(l, t))
+			return 0;
 		/* the turn begins: its message joins the history now, after
 		 * the replies to earlier messages of the session */
-		m = jv_object();
-		m = jv_object_set(m, jv_string("role"), jv_string("user"));
-		m = jv_object_set(m, jv_string("content"),
-		    jv_string(field(t->in, "text")));
+		m = oxi_media_user(t->in, t->heard.s, cfg->imagemax);
 		if (oxi_hist_add(l->db, t->session, t->msgid, m, &err) < 0)
 			return oxi_out_dbfail(l, "store a message", err);
 		t->stored = 1;
@@ -243,8 +263,8 @@ find_req(struct oxi_loop *l, const char *id)
 	struct turn *t;
 
 	for (t = l->turns; t && id; t = t->next)
-		if ((t->state == WAIT_LLM || t->state == WAIT_SUMMARY) &&
-		    strcmp(t->reqid, id) == 0)
+		if ((t->state == WAIT_LLM || t->state == WAIT_SUMMARY ||
+		    t->state == WAIT_VOICE) && strcmp(t->reqid, id) == 0)
 			return t;
 	return NULL;
 }
@@ -495,6 +515,18 @@ llm_error(struct oxi_loop *l, struct turn *t, jv rec)
 		code = "llm_error";
 	if (!m)
 		m = "model request failed";
+	/* refused for what it shows? once more without it */
+	if (t->state == WAIT_LLM && t->media > 0 && !t->nomedia && !retry &&
+	    (strcmp(code, "bad_request") == 0 || strcmp(code, "invalid") ==
+	    0)) {
+		oxi_info("%s: %s: %s; asking again without the attachments",
+		    t->msgid, code, m);
+		t->nomedia = 1;
+		t->rounds--;
+		t->state = WAIT_START;
+		oxi_buf_reset(&t->text);
+		return oxi_turn_round(l, t);
+	}
 	if (!retry || cfg->retryage <= 0 || l->stopping)
 		return oxi_turn_fail(l, t, code, m, retry);
 	snprintf(t->errcode, sizeof t->errcode, "%s", code);
@@ -547,15 +579,25 @@ oxi_loop_llm(struct oxi_loop *l, jv rec)
 			oxi_out_draft(l, t, oxi_clock_ms(), 0);
 		}
 	} else if (strcmp(type, "llm.response") == 0) {
-		if (!(t = find_req(l, field(rec, "id"))))
+		if (!(t = find_req(l, field(rec, "id"))) ||
+		    t->state == WAIT_VOICE)
 			oxi_debug("llm.response for no request in flight %s",
 			    field(rec, "id") ? field(rec, "id") : "?");
 		else if (t->state == WAIT_SUMMARY)
 			r = summarised(l, t, rec);
 		else
 			r = response(l, t, rec);
+	} else if (strcmp(type, "transcription") == 0) {
+		if ((t = find_req(l, field(rec, "id"))) &&
+		    t->state == WAIT_VOICE)
+			r = book(l, t, rec) < 0 ? -1 : voiced(l, t,
+			    field(rec, "text"), "no text");
 	} else if (strcmp(type, "error") == 0) {
-		if ((t = find_req(l, field(rec, "ref"))))
+		if ((t = find_req(l, field(rec, "ref"))) &&
+		    t->state == WAIT_VOICE)
+			r = voiced(l, t, NULL, field(rec, "message") ?
+			    field(rec, "message") : "failed");
+		else if (t)
 			r = llm_error(l, t, rec);
 		else
 			oxi_warn("llm stage error: %s", field(rec, "message") ?
@@ -587,6 +629,10 @@ oxi_loop_bad(struct oxi_loop *l, int stage, const char *line, size_t n)
 	if (l->failed)
 		return -1;
 	for (t = l->turns; t; t = t->next) {
+		if (stage == OXI_LOOP_LLM && t->state == WAIT_VOICE &&
+		    contains(line, n, t->reqid))
+			return voiced(l, t, NULL, "the transcription could "
+			    "not be read");
 		if (stage == OXI_LOOP_LLM && (t->state == WAIT_LLM ||
 		    t->state == WAIT_SUMMARY) && contains(line, n, t->reqid)) {
 			if (t->state == WAIT_LLM)
@@ -620,7 +666,7 @@ oxi_loop_lost(struct oxi_loop *l, int stage)
 	/* mark first: failing one turn may start the next of its session */
 	for (t = l->turns; t; t = t->next)
 		if (t->state == waitstate || (stage == OXI_LOOP_LLM &&
-		    t->state == WAIT_SUMMARY))
+		    (t->state == WAIT_SUMMARY || t->state == WAIT_VOICE)))
 			t->state = LOST;
 	for (;;) {
 		for (t = l->turns; t && t->state != LOST; t = t->next)
@@ -632,36 +678,6 @@ oxi_loop_lost(struct oxi_loop *l, int stage)
 			return -1;
 	}
 	return 0;
-}
-
-int
-oxi_loop_restarted(struct oxi_loop *l, int stage)
-{
-	struct turn *t;
-	int i;
-
-	if (l->failed)
-		return -1;
-	for (t = l->turns; t; t = t->next) {
-		if (stage == OXI_LOOP_TOOL && t->state == WAIT_TOOLS) {
-			for (i = 0; i < t->ncalls; i++)
-				if (!t->calls[i].done && !t->calls[i].held)
-					(void)l->io.tool(l->io.arg,
-					    jv_copy(t->calls[i].rec));
-			continue;
-		}
-		if (stage != OXI_LOOP_LLM || (t->state != WAIT_LLM &&
-		    t->state != WAIT_SUMMARY))
-			continue;
-		/* as a retry that is due now, without the wait */
-		if (t->state == WAIT_LLM)
-			t->rounds--;
-		oxi_buf_reset(&t->text);
-		t->dirty = 0;
-		t->state = WAIT_RETRY;
-		t->retryat = 0;
-	}
-	return oxi_loop_tick(l);
 }
 
 /* 1 if a call of t waits for the owner: its time is the ask's */
@@ -680,7 +696,7 @@ static int
 working(const struct turn *t)
 {
 	return t->state == WAIT_LLM || t->state == WAIT_TOOLS ||
-	    t->state == WAIT_SUMMARY;
+	    t->state == WAIT_SUMMARY || t->state == WAIT_VOICE;
 }
 
 int

@@ -44,6 +44,7 @@
 struct oxi_http {
 	CURL *easy;			/* the transfer */
 	struct curl_slist *hdrs;	/* request headers, wiped at the end */
+	curl_mime *mime;		/* a multipart body, or NULL */
 	struct oxi_http_loop *loop;	/* where it runs */
 	struct oxi_http *prev, *next;	/* the loop's list */
 	oxi_http_data_fn data;		/* body callback */
@@ -191,6 +192,35 @@ wipe_headers(struct curl_slist *h)
 	curl_slist_free_all(h);
 }
 
+/* the multipart body of parts on e, or NULL if libcurl failed */
+static curl_mime *
+form(CURL *e, const struct oxi_http_part *p)
+{
+	curl_mime *m = curl_mime_init(e);
+	curl_mimepart *mp;
+	CURLcode rc = m ? CURLE_OK : CURLE_OUT_OF_MEMORY;
+
+	for (; rc == CURLE_OK && p->name; p++) {
+		if (!(mp = curl_mime_addpart(m)) ||
+		    (rc = curl_mime_name(mp, p->name)) != CURLE_OK)
+			break;
+		if (p->file)
+			rc = curl_mime_filedata(mp, p->file);
+		else
+			rc = curl_mime_data(mp, p->value ? p->value : "",
+			    CURL_ZERO_TERMINATED);
+		if (rc == CURLE_OK && p->filename)
+			rc = curl_mime_filename(mp, p->filename);
+		if (rc == CURLE_OK && p->type)
+			rc = curl_mime_type(mp, p->type);
+	}
+	if (rc != CURLE_OK || p->name) {
+		curl_mime_free(m);
+		return NULL;
+	}
+	return m;
+}
+
 /* unlinks and frees a transfer */
 static void
 drop(struct oxi_http *t)
@@ -199,6 +229,7 @@ drop(struct oxi_http *t)
 
 	curl_multi_remove_handle(l->multi, t->easy);
 	curl_easy_cleanup(t->easy);
+	curl_mime_free(t->mime);
 	wipe_headers(t->hdrs);
 	if (t->prev)
 		t->prev->next = t->next;
@@ -348,7 +379,11 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 	curl_easy_setopt(e, CURLOPT_XFERINFODATA, t);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, t);
-	if (req->body) {
+	if (req->form) {
+		if (!(t->mime = form(e, req->form)))
+			goto nomem;
+		curl_easy_setopt(e, CURLOPT_MIMEPOST, t->mime);
+	} else if (req->body) {
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 		    (curl_off_t)req->bodylen);
 		curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, req->body);
@@ -356,6 +391,7 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 	if (curl_multi_add_handle(l->multi, e) != CURLM_OK) {
 		snprintf(err, errlen, "unable to start a transfer");
 		curl_easy_cleanup(e);
+		curl_mime_free(t->mime);
 		wipe_headers(t->hdrs);
 		free(t);
 		return -1;
@@ -369,6 +405,7 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 	return 0;
 nomem:
 	curl_easy_cleanup(e);
+	curl_mime_free(t->mime);
 	wipe_headers(t->hdrs);
 	free(t);
 	snprintf(err, errlen, "out of memory");

@@ -61,11 +61,20 @@ struct oxi_http_res {
 typedef int (*oxi_http_data_fn)(void *arg, const char *p, size_t n);
 /* called once per transfer when it ends; res lives during the call only */
 typedef void (*oxi_http_done_fn)(void *arg, struct oxi_http_res *res);
+struct oxi_http_part {		/* a part of a multipart/form-data body */
+	const char *name;	/* the field, or NULL: the end of the list */
+	const char *value;	/* its text, or NULL for a file */
+	const char *file;	/* the path of a file, read as it is sent */
+	const char *filename;	/* the file's name as sent, or NULL */
+	const char *type;	/* the part's Content-Type, or NULL */
+};
 struct oxi_http_req {
 	const char *url;	/* http:// or https:// only */
 	const char *const *headers;	/* "Name: value", NULL-terminated */
 	const char *body;	/* POST body, or NULL for a GET */
 	size_t bodylen;		/* its length */
+	const struct oxi_http_part *form;	/* else a multipart/form-data
+				 * POST of these parts, or NULL */
 	long connect_ms;	/* connect timeout; 0: 10 s */
 	long idle_ms;		/* longest silence; 0: 60 s */
 	long total_ms;		/* whole transfer; 0: 600 s */
@@ -84,10 +93,10 @@ struct oxi_http_loop *oxi_http_loop_new(void);
 /* drops whatever is in flight (no done calls) and frees the loop */
 void oxi_http_loop_free(struct oxi_http_loop *);
 /*
- * Starts a transfer.  Everything in req is copied; header values are
- * wiped from our memory when it ends, and never logged.  Returns 0 (done
- * will be called once, from a later oxi_http_poll), or -1 with a message
- * in err.
+ * Starts a transfer.  Everything in req is copied (the file of a form's
+ * part is read as it is sent); header values are wiped from our memory
+ * when it ends, and never logged.  Returns 0 (done will be called once,
+ * from a later oxi_http_poll), or -1 with a message in err.
  */
 int oxi_http_start(struct oxi_http_loop *, const struct oxi_http_req *,
     char *err, size_t errlen);

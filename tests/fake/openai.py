@@ -31,6 +31,20 @@ POST .../chat/completions appends the raw request body as one line to
     last user text "slow..."        -> "echo: " + it, streamed with 20 ms
                                        between pieces (a reply to stop)
     anything else                   -> "echo: " + the last user text
+A model whose name holds "novision" answers a request with an image_url
+part as OpenAI does a model without vision: a 400 ("Invalid content
+type. image_url is only supported by certain models.").
+POST .../audio/transcriptions takes a multipart/form-data body, parsed
+here by its boundary (not by a library that might forgive a bad one):
+--log gets one JSON line {"path", "model", "response_format", "filename",
+"type", "size", "sha256", "authorization"} for it; --status and the like
+apply as above; a file whose name's extension is not one of OpenAI's
+(flac m4a mp3 mp4 mpeg mpga ogg wav webm), or a body without "file" and
+"model", gets a 400.  The text: a file starting "SAY:" says the rest of
+its first line, any other "heard N bytes, sha256 HEX" (its first 12 hex
+digits).  Its usage: tokens for a model with "transcribe" in its name
+(input N/100+1, output len(text)/4+1), else {"type":"duration",
+"seconds":3}, as whisper-1's.
 Streamed replies (the default, unless the request has "stream": false) are
 real chunk events: a role delta, the content in several deltas, the
 finish_reason, a usage chunk and "data: [DONE]", sent with chunked transfer
@@ -47,8 +61,10 @@ slow model does.  --garbage answers a line that is not HTTP and closes;
 --trickle sends 200 and event-stream headers, then one byte a second.
 """
 import argparse
+import hashlib
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -165,6 +181,68 @@ ERRORS = {
 }
 
 
+AUDIO = ("flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "ogg", "wav", "webm")
+
+
+def multipart(ctype, raw):
+    """the parts of a multipart/form-data body, {name: {"filename",
+    "type", "data"}}, or None if it is not one"""
+    m = re.match(r'multipart/form-data;\s*boundary="?([^";]+)"?$',
+                 ctype or "")
+    if not m:
+        return None
+    chunks = raw.split(b"--" + m.group(1).encode())
+    if len(chunks) < 3 or chunks[0] != b"" or \
+            chunks[-1] not in (b"--", b"--\r\n"):
+        return None
+    parts = {}
+    for c in chunks[1:-1]:
+        if not c.startswith(b"\r\n") or not c.endswith(b"\r\n"):
+            return None
+        head, sep, body = c[2:-2].partition(b"\r\n\r\n")
+        if not sep:
+            return None
+        hdrs = {}
+        for line in head.decode("utf-8", "replace").split("\r\n"):
+            k, _, v = line.partition(":")
+            hdrs[k.strip().lower()] = v.strip()
+        cd = hdrs.get("content-disposition", "")
+        name = re.search(r'(?:^|;)\s*name="([^"]*)"', cd)
+        fn = re.search(r'filename="([^"]*)"', cd)
+        if not cd.startswith("form-data") or not name:
+            return None
+        parts[name.group(1)] = {"filename": fn.group(1) if fn else None,
+                                "type": hdrs.get("content-type"),
+                                "data": body}
+    return parts
+
+
+def transcription(form):
+    """the reply to a transcription form: (status, body)"""
+    f, model = form.get("file"), form.get("model")
+    if not f or not model or not f["filename"]:
+        return 400, {"error": {"message": "file and model are required",
+                               "type": "invalid_request_error"}}
+    ext = f["filename"].rsplit(".", 1)[-1].lower()
+    if "." not in f["filename"] or ext not in AUDIO:
+        return 400, {"error": {"message": "Invalid file format. Supported"
+                               " formats: %s" % list(AUDIO),
+                               "type": "invalid_request_error"}}
+    data = f["data"]
+    if data.startswith(b"SAY:"):
+        text = data[4:].split(b"\n")[0].decode("utf-8", "replace").strip()
+    else:
+        text = "heard %d bytes, sha256 %s" % (
+            len(data), hashlib.sha256(data).hexdigest()[:12])
+    name = model["data"].decode()
+    if "transcribe" in name:
+        u = {"type": "tokens", "input_tokens": len(data) // 100 + 1,
+             "output_tokens": len(text) // 4 + 1}
+    else:
+        u = {"type": "duration", "seconds": 3}
+    return 200, {"text": text, "usage": u}
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -214,11 +292,28 @@ class Handler(BaseHTTPRequestHandler):
         self.access()
         n = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(n)
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        audio = self.path.rstrip("/").endswith("/audio/transcriptions")
+        if not audio and not self.path.rstrip("/").endswith(
+                "/chat/completions"):
             self.send_json(404, {"error": {"message": "unknown path",
                                            "type": "invalid_request_error"}})
             return
-        if ARGS.log:
+        form = multipart(self.headers.get("Content-Type"), raw) \
+            if audio else None
+        if ARGS.log and audio:
+            f = (form or {}).get("file") or {"data": b""}
+            rec = {"path": self.path,
+                   "authorization": self.headers.get("Authorization"),
+                   "size": len(f["data"]),
+                   "sha256": hashlib.sha256(f["data"]).hexdigest()}
+            for k in ("model", "response_format"):
+                if form and k in form:
+                    rec[k] = form[k]["data"].decode("utf-8", "replace")
+            for k in ("filename", "type"):
+                rec[k] = f.get(k)
+            with LOCK, open(ARGS.log, "a") as fp:
+                fp.write(json.dumps(rec) + "\n")
+        elif ARGS.log:
             with LOCK, open(ARGS.log, "ab") as f:
                 f.write(raw.replace(b"\n", b" ") + b"\n")
         with LOCK:
@@ -243,11 +338,32 @@ class Handler(BaseHTTPRequestHandler):
                                             "param": None, "code": None}},
                            extra)
             return
+        if audio:
+            if form is None:
+                self.send_json(400, {"error": {
+                    "message": "not a multipart/form-data body",
+                    "type": "invalid_request_error"}})
+            else:
+                if ARGS.delay:
+                    time.sleep(ARGS.delay)
+                self.send_json(*transcription(form))
+            return
         try:
             req = json.loads(raw)
         except ValueError:
             self.send_json(400, {"error": {"message": "bad JSON body",
                                            "type": "invalid_request_error"}})
+            return
+        if "novision" in str(req.get("model")) and any(
+                isinstance(p, dict) and p.get("type") == "image_url"
+                for m in req.get("messages") or []
+                if isinstance(m.get("content"), list)
+                for p in m["content"]):
+            self.send_json(400, {"error": {
+                "message": "Invalid content type. image_url is only"
+                           " supported by certain models.",
+                "type": "invalid_request_error", "param": "messages",
+                "code": None}})
             return
         if ARGS.delay:
             time.sleep(ARGS.delay)

@@ -3,7 +3,8 @@
 
 usage: python3 tests/fake/telegram.py --port-file FILE [--log FILE]
            [--token TOKEN] [--username NAME] [--updates FILE]
-           [--files DIR] [--first-id N] [--file-max BYTES]
+           [--files DIR] [--first-id N] [--file-max BYTES] [--all-kinds]
+           [--slow-files SECONDS] [--no-sizes] [--port N]
 
 Listens on 127.0.0.1 (a free port, written to --port-file once
 listening), one thread per connection, TCP_NODELAY, each response
@@ -40,6 +41,10 @@ Updates come from --updates FILE (one JSON per line: an Update, or
 --first-id (default 100) up, in the order fed, as Telegram's ids grow:
 the sample ids are not in order.
 
+--all-kinds: getUpdates ignores allowed_updates, so that every kind of
+the samples reaches the receiver.  --slow-files S: a file's bytes come
+after S seconds.  --no-sizes: getFile gives no file_size.  --port N: listen on N (a restart on the same port).
+
 --files DIR: each file in DIR is a file whose file_id is its name;
 getFile gives it the file_path "files/<name>" and file_unique_id
 "u-<name without extension>".
@@ -48,12 +53,16 @@ Control (no token):
   POST /control/updates         add updates
   POST /control/fail            {"method":M,"code":C,"description":D,
                                 "retry_after":S,"migrate_to_chat_id":ID,
-                                "count":N,"chat":C}: the next N calls of M
-                                (N default 1, M "*" for any; to chat_id C
-                                only, if given) fail so
+                                "count":N,"chat":C,"skip":K}: the next N
+                                calls of M (N default 1, M "*" for any;
+                                "file" for a download; to chat_id C only,
+                                if given; after K that pass, if given)
+                                fail so
   POST /control/file            {"file_id","name","data_b64"}: add a file
-  GET  /control/state           {"pending","confirmed","webhook","calls",
-                                "messages":{chat:[{id,text}]}}
+  GET  /control/state           {"pending","confirmed","next_id","webhook",
+                                "calls","messages":{chat:[{id,text}]}}:
+                                confirmed is the highest offset seen,
+                                next_id the id the next update fed gets
 """
 import argparse
 import base64
@@ -244,7 +253,7 @@ def m_getUpdates(p):
         def ready():
             al = STATE["allowed"]
             return [u for u in (STATE["updates"] if off >= 0 else ups)
-                    if al is None or kind_of(u) in al]
+                    if al is None or ARGS.all_kinds or kind_of(u) in al]
         got = ready()
         while not got and time.time() < deadline:
             COND.wait(deadline - time.time())
@@ -307,9 +316,12 @@ def m_getFile(p):
     name, data = f
     if len(data) > ARGS.file_max:
         raise ApiError(400, "Bad Request: file is too big")
-    return {"file_id": p["file_id"],
-            "file_unique_id": "u-" + os.path.splitext(name)[0],
-            "file_size": len(data), "file_path": "files/" + name}
+    f = {"file_id": p["file_id"],
+         "file_unique_id": "u-" + os.path.splitext(name)[0],
+         "file_size": len(data), "file_path": "files/" + name}
+    if ARGS.no_sizes:
+        del f["file_size"]
+    return f
 
 
 def m_setWebhook(p):
@@ -342,11 +354,15 @@ METHODS = {k[2:]: v for k, v in globals().items() if k.startswith("m_")}
 
 
 def injected(method, p):
+    """the failure injected for this call of method with params p"""
     with LOCK:
         for f in STATE["fails"]:
             if f["method"] in (method, "*") and f["count"] > 0 and \
                     str(f.get("chat", p.get("chat_id"))) == \
                     str(p.get("chat_id")):
+                if f.get("skip", 0) > 0:
+                    f["skip"] -= 1
+                    continue
                 f["count"] -= 1
                 return f
     return None
@@ -437,6 +453,7 @@ class Handler(BaseHTTPRequestHandler):
                                                       "text": text})
                 st = {"pending": len(STATE["updates"]),
                       "confirmed": STATE["confirmed"],
+                      "next_id": STATE["next_id"],
                       "webhook": STATE["webhook"], "calls": STATE["calls"],
                       "messages": msgs}
             return self.reply(200, st)
@@ -453,12 +470,18 @@ class Handler(BaseHTTPRequestHandler):
             if m.group(1) != ARGS.token:
                 return self.fail(401, "Unauthorized")
             self.log("file", {"path": m.group(2)})
+            f = injected("file", {})
+            if f:
+                return self.fail(f.get("code", 404), f.get("description",
+                                                           "Not Found"))
             name = m.group(2)[len("files/"):] if m.group(2).startswith(
                 "files/") else None
             with LOCK:
                 hit = [d for (nm, d) in STATE["files"].values() if nm == name]
             if not hit:
                 return self.fail(404, "Not Found")
+            if ARGS.slow_files:
+                time.sleep(ARGS.slow_files)
             return self.reply(200, hit[0], "application/octet-stream")
         m = re.match(r"^/bot([^/]+)/([A-Za-z]+)$", path)
         if not m:
@@ -505,6 +528,9 @@ def main():
     ap.add_argument("--files")
     ap.add_argument("--first-id", type=int, default=100)
     ap.add_argument("--file-max", type=int, default=20 * 1024 * 1024)
+    ap.add_argument("--all-kinds", action="store_true")
+    ap.add_argument("--no-sizes", action="store_true")
+    ap.add_argument("--slow-files", type=float, default=0)
     ARGS = ap.parse_args()
     STATE["next_id"] = ARGS.first_id
     if ARGS.updates:
@@ -514,6 +540,7 @@ def main():
         for name in sorted(os.listdir(ARGS.files)):
             with open(os.path.join(ARGS.files, name), "rb") as f:
                 STATE["files"][name] = (name, f.read())
+    ThreadingHTTPServer.allow_reuse_address = True
     srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     srv.daemon_threads = True
     tmp = ARGS.port_file + ".tmp"

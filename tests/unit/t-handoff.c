@@ -75,7 +75,7 @@ main(void)
 	ssize_t n;
 	jv rec;
 
-	plan(21);
+	plan(20);
 	oxi_prog = "t-handoff";
 	setenv("OXI_DEADLETTER", "/dev/null", 1);
 

@@ -176,6 +176,16 @@ rep(const char *piece, size_t n)
 	return b.s;
 }
 
+/* n copies of piece, rendered */
+static void
+render_rep(const char *piece, size_t n, size_t max)
+{
+	char *s = rep(piece, n);
+
+	render(s, max, 1);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -374,30 +384,20 @@ main(void)
 	free(s);
 
 	/* splitting: exact limits */
-	s = rep("a", 4096);
-	render(s, 4096, 1);
+	render_rep("a", 4096, 4096);
 	ok(N == 1 && P[0].units == 4096, "4096 characters are one message");
-	free(s);
-	s = rep("a", 4097);
-	render(s, 4096, 1);
+	render_rep("a", 4097, 4096);
 	ok(N == 2 && P[0].units == 4096 && P[1].units == 1,
 	    "4097 are two: 4096 and 1");
-	free(s);
 	/* U+00E9 is 2 bytes, 1 unit; U+1F600 4 bytes, 2 units */
-	s = rep("\xc3\xa9", 4096);
-	render(s, 4096, 1);
+	render_rep("\xc3\xa9", 4096, 4096);
 	ok(N == 1 && P[0].units == 4096 && strlen(P[0].plain) == 8192,
 	    "4096 two-byte characters (8192 bytes) are one message");
-	free(s);
-	s = rep("\xf0\x9f\x98\x80", 2048);
-	render(s, 4096, 1);
+	render_rep("\xf0\x9f\x98\x80", 2048, 4096);
 	ok(N == 1 && P[0].units == 4096, "2048 emoji are 4096 units: one");
-	free(s);
-	s = rep("\xf0\x9f\x98\x80", 2049);
-	render(s, 4096, 1);
+	render_rep("\xf0\x9f\x98\x80", 2049, 4096);
 	ok(N == 2 && P[0].units == 4096 && P[1].units == 2 &&
 	    !allwell(4096), "2049 emoji are two, never half a pair");
-	free(s);
 	t = rep("\xf0\x9f\x98\x80", 2047);
 	s = xmalloc(strlen(t) + 6);
 	sprintf(s, "%sx\xf0\x9f\x98\x80", t);
