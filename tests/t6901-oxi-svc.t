@@ -56,7 +56,7 @@ check 'settings reach every stage; the model reaches loop and llm' \
 check 'each stage starts from an emptied environment and its env/' \
 	'for s in $stages; do
 		grep -q "^exec env -i PATH=.* HOME=.* OXI_HOME=\"\$PWD/data\"" "$T/$s/run" &&
-		grep -q "s6-envdir env oxi-" "$T/$s/run" || exit 1
+		grep -q "s6-envdir -I env oxi-" "$T/$s/run" || exit 1
 	 done'
 check 'the stages, their FIFOs read-write, readiness on fd 3' \
 	'grep -q "oxi-recv -d 3 -a .bot1. .telegram. 1<>\"\$f/guard-in.in\"$" "$T/recv/run" &&
