@@ -42,23 +42,8 @@ svc_start "$T"
 check "under $SV every stage and the fifos holder come up (and ready)" \
 	'wait_until 30 svc_allready'
 
-# secrets PID: which of the two secrets PID holds, and the names of its
-# variables other than those the tree sets
-secrets() {
-	_e=$(svc_env "$1")
-	printf '%s\n' "$_e" | grep -q -- "$TOK" && printf 'token '
-	printf '%s\n' "$_e" | grep -q -- "$KEY" && printf 'key '
-	printf '%s\n' "$_e" | sed -n 's/=.*//p' |
-	    grep -vx 'PATH\|PWD\|HOME\|OXI_HOME\|OXI_CONFIG_DIR\|OXI_LLM\|OXI_TOOL\|OXI_MODEL\|TELEGRAM_BOT_TOKEN\|OPENAI_API_KEY' |
-	    tr '\n' ' '
-}
 check 'each stage holds only its own secret, and nothing inherited' \
-	'for s in $stages; do
-		case $s in recv|send) want="token " ;; llm) want="key " ;;
-		*) want= ;; esac
-		got=$(secrets "$(svc_pid $s)")
-		[ "$got" = "$want" ] || { echo "$s: \"$got\", want \"$want\""; exit 1; }
-	 done'
+	'svc_secrets names'
 
 LOG=$T/send/log/main/current
 # sent N: the records that reached send's log, in order
