@@ -162,6 +162,24 @@ settings(struct tgtx *tx, const struct oxi_chan_opts *o)
 	tx->typing_ms = TYPING_MS;
 }
 
+/* the token, checked before readiness: one Telegram refuses ends the
+ * stage with 100 at once, not at its first reply; a network that is
+ * down is only warned about (deliveries retry) */
+static void
+checktoken(struct tgtx *tx)
+{
+	struct tg_res res;
+
+	if (tg_call(&tx->tg, "getMe", jv_null(), 30000, &res) == 0) {
+		tg_res_free(&res);
+		return;
+	}
+	if (!res.temp)
+		oxi_die(OXI_EX_USAGE, "telegram: %s", res.err);
+	oxi_warn("telegram: %s; replies wait for it", res.err);
+	tg_res_free(&res);
+}
+
 int
 oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 {
@@ -187,6 +205,7 @@ oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up reading stdin");
 	/* what a stage killed before left undelivered, or unreceipted */
 	tg_sent_load(&tx, tg_out_job);
+	checktoken(&tx);
 	oxi_notify(o->notif);
 	for (;;) {
 		status |= takeall(&tx, &in);

@@ -2,7 +2,7 @@
  * tgsent.c - the sent-ledger of oxi-send telegram, and its receipts
  *
  * telegram-send-<account>.db in the state directory (WAL, synchronous
- * FULL).  A record to deliver (msg.out, approval.ask, an error shown) is
+ * NORMAL).  A record to deliver (msg.out, approval.ask, an error shown) is
  * a row of outbox keyed by its id, put there before its bytes are
  * consumed from the input; a record whose id is there already is not
  * delivered again.  Each part that went out is a row of parts keyed by
@@ -108,7 +108,11 @@ tg_sent_open(struct tgtx *tx)
 	if (!(tx->db = oxi_db_open(p.s, migrations, &err)))
 		oxi_die(oxi_errtemp(errno), "unable to open the sent-ledger "
 		    "'%s': %s", p.s, err);
-	exec(tx, "PRAGMA synchronous=FULL");
+	/* NORMAL: a WAL commit outlives a kill -9 without waiting for the
+	 * disk, and the window in which a part that went out is not yet here
+	 * (a kill then sends it again) is the time of an insert, not of a
+	 * sync; only the loss of power loses more */
+	exec(tx, "PRAGMA synchronous=NORMAL");
 	oxi_buf_free(&p);
 }
 

@@ -32,6 +32,7 @@ struct call {
 	char askid[OXI_ID_LEN + 1];	/* its approval.ask */
 	long long expires;	/* when the ask ends (oxi_clock_ms) */
 	int asked;		/* an ask went out for the call */
+	long long sent;		/* when it last went out (oxi_clock_ms) */
 };
 
 struct turn {
@@ -46,6 +47,7 @@ struct turn {
 	int compacts;		/* summaries asked for in this turn */
 	long long sumupto;	/* seq the summary in flight stands for */
 	char reqid[OXI_ID_LEN + 1];	/* the llm.request in flight */
+	long long asked;	/* when it went out (oxi_clock_ms) */
 	char *replyid;		/* of our msg.draft/msg.out: reply:<msg id> */
 	struct oxi_buf prev;	/* text of earlier rounds */
 	struct oxi_buf text;	/* text of this round so far */
