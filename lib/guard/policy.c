@@ -408,20 +408,6 @@ oxi_approval_line(jv call, const char *why)
 	return line;
 }
 
-const char *
-oxi_approval_store(void)
-{
-	static char path[4096];
-	const char *v = oxi_getenv("OXI_GUARD_APPROVED"), *d;
-
-	if (v)
-		return v;
-	if (!(d = oxi_config_dir()) || (size_t)snprintf(path, sizeof path,
-	    "%s/guard-approved", d) >= sizeof path)
-		return NULL;
-	return path;
-}
-
 /*
  * Looks for the line of name and digest d in the store at path, under
  * its lock; consume removes it.  1 found, 0 not.
@@ -486,7 +472,7 @@ out:
 int
 oxi_approval_found(jv call)
 {
-	const char *store = oxi_approval_store(), *name;
+	const char *store = oxi_approved_path(1), *name;
 	char d[65], once[4200];
 
 	if (!store || !(name = oxi_msg_peek(call, "name")))

@@ -75,14 +75,13 @@ void oxi_policy_judge(const struct oxi_policy *, jv call,
  * Approvals (policy.c): the approval line of a call held, compact JSON
  * with sorted keys, {"digest","guard":"tool","name","what","why"}:
  * digest the BLAKE2b-256 of [name,args] (sorted keys), what and why one
- * line each for the owner.  The stores: $OXI_GUARD_APPROVED, else
- * guard-approved in the configuration directory (allow always), and
- * that name plus -once (allow once, consumed by the call it allows).
+ * line each for the owner.  The stores: oxi_approved_path(1) (allow
+ * always), and that name plus -once (allow once, consumed by the call
+ * it allows).
  */
 /* the BLAKE2b-256 of s[0..n) in hex */
 void oxi_digest(const char *s, size_t n, char out[65]);
 char *oxi_approval_line(jv call, const char *why);	/* free it */
-const char *oxi_approval_store(void);		/* static, or NULL */
 /* 1 if the store holds the line of call (its -once line is removed),
  * else 0 */
 int oxi_approval_found(jv call);
