@@ -90,19 +90,6 @@ int oxi_allow_ok(const struct oxi_allow *, const char *channel,
     const char *from);
 void oxi_allow_free(struct oxi_allow *);
 
-/*
- * taint.c: trust.  The owner list: $OXI_OWNER, else the file owner in
- * the configuration directory, else "cli:*" (entries as the allowlist's);
- * *src says which.  0, or -1 with errno if the file cannot be read.
- */
-int oxi_owner_load(struct oxi_allow *owners, const char **src);
-/* the trust of msg.in or approval.answer rec (borrowed): "owner" if its
- * sender is an owner, else "allowlisted" if allowed, else "external" */
-const char *oxi_trust_of(const struct oxi_allow *owners, jv rec,
-    int allowed);
-/* rec (consumed) with its "trust" replaced by oxi_trust_of's */
-jv oxi_trust_stamp(jv rec, const struct oxi_allow *owners, int allowed);
-
 /* redact.c: secret values, redaction and hold-back (oxi-guard out) */
 #define OXI_SECRET_MIN	8	/* shorter values would redact words */
 struct oxi_secret {
