@@ -2,8 +2,8 @@
  * taint.c - the reading of a tool.call's taint by oxi-guard tool
  *
  * oxi-guard in says how far each msg.in is trusted ("trust": owner,
- * allowlisted, external; sender.c).  oxi-loop(1) makes a call's taint from its message's trust
- * ("owner:cli") and the origins of what the turn's context holds
+ * allowlisted, external; sender.c).  oxi-loop(1) makes a call's taint
+ * from its message's trust ("owner:cli") and the origins of what the turn's context holds
  * ("workspace", "web:https://a.org", "mcp:whois", ...): the call is
  * free of outside content only when every origin is the owner's.
  */
