@@ -115,8 +115,11 @@ jqerr(void *arg, jv msg)
 {
 	char *buf = arg;
 
-	if (!buf[0] && jv_get_kind(msg) == JV_KIND_STRING)
+	if (!buf[0] && jv_get_kind(msg) == JV_KIND_STRING) {
+		/* one line: jq adds the text and a caret below */
 		snprintf(buf, 200, "%s", jv_string_value(msg));
+		buf[strcspn(buf, "\n")] = '\0';
+	}
 	else if (!buf[0] && jv_get_kind(msg) == JV_KIND_INVALID)
 		snprintf(buf, 200, "invalid expression");
 	jv_free(msg);
