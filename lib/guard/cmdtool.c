@@ -205,10 +205,11 @@ answer(jv call, const char *text)
 {
 	jv r = oxi_msg_new("tool.result");
 
-	r = jv_object_set(r, jv_string("id"), oxi_jget(call, "id"));
+	r = jv_object_set(r, jv_string("id"), oxi_policy_get(call, "id"));
 	r = jv_object_set(r, jv_string("content"), jv_string(text));
 	r = jv_object_set(r, jv_string("is_error"), jv_true());
-	r = jv_object_set(r, jv_string("taint"), oxi_jget(call, "taint"));
+	r = jv_object_set(r, jv_string("taint"), oxi_policy_get(call,
+	    "taint"));
 	oxi_nd_out(r);
 }
 
@@ -219,9 +220,10 @@ audit(jv call, const char *event, const struct oxi_verdict *v)
 	char d[65] = "";
 	jv a, s;
 
-	a = JV_OBJECT(jv_string("id"), oxi_jget(call, "id"), jv_string("name"),
-	    oxi_jget(call, "name"), jv_string("session"), oxi_jget(call,
-	    "session"), jv_string("risk"), jv_string(oxi_risk_name(v->risk)),
+	a = JV_OBJECT(jv_string("id"), oxi_policy_get(call, "id"),
+	    jv_string("name"), oxi_policy_get(call, "name"),
+	    jv_string("session"), oxi_policy_get(call, "session"),
+	    jv_string("risk"), jv_string(oxi_risk_name(v->risk)),
 	    jv_string("tainted"), jv_bool(v->tainted));
 	/* what ran is named by a digest of its arguments, never by them:
 	 * they may hold what the owner would not keep in a log */

@@ -54,6 +54,17 @@ static const struct {
 	{ NULL, 0 }
 };
 
+jv
+oxi_policy_get(jv call, const char *key)
+{
+	jv v = oxi_jget(call, key);
+
+	if (jv_is_valid(v))
+		return v;
+	jv_free(v);
+	return jv_null();
+}
+
 const char *
 oxi_risk_name(int risk)
 {
@@ -288,7 +299,8 @@ oxi_policy_judge(const struct oxi_policy *p, jv call,
 {
 	char outside[256];
 	const char *name = oxi_msg_peek(call, "name"), *url;
-	jv args = oxi_jget(call, "args"), in, taint = oxi_jget(call, "taint");
+	jv args = oxi_policy_get(call, "args"), in;
+	jv taint = oxi_policy_get(call, "taint");
 	size_t i;
 	int m, a = -1;
 
@@ -299,9 +311,9 @@ oxi_policy_judge(const struct oxi_policy *p, jv call,
 	    jv_string("args"), jv_copy(args), jv_string("taint"),
 	    jv_copy(taint), jv_string("tainted"), jv_bool(v->tainted),
 	    jv_string("risk"), jv_string(oxi_risk_name(v->risk)));
-	in = jv_object_set(in, jv_string("session"), oxi_jget(call,
+	in = jv_object_set(in, jv_string("session"), oxi_policy_get(call,
 	    "session"));
-	in = jv_object_set(in, jv_string("id"), oxi_jget(call, "id"));
+	in = jv_object_set(in, jv_string("id"), oxi_policy_get(call, "id"));
 	for (i = 0; p && i < p->n && a < 0; i++) {
 		m = matches(&p->v[i], in);
 		if (m == 1 || (m < 0 && p->v[i].action >= OXI_POL_ASK)) {

@@ -19,6 +19,8 @@ enum {
 	OXI_RISK_OTHER		/* a tool the guard does not know: a plugin,
 				 * an MCP server's; it may send anywhere */
 };
+/* call[key] (a new reference), or null if it has none */
+jv oxi_policy_get(jv call, const char *key);
 /* the name of a risk class ("read", ...), as the rules see it */
 const char *oxi_risk_name(int risk);
 /* the risk class of a call of tool name with args (borrowed) */
