@@ -272,8 +272,11 @@ call(jv rec)
 	if (audit(rec, v.action == OXI_POL_DENY ? "tool.refused" :
 	    v.action == OXI_POL_ASK ? "tool.held" : v.approved ?
 	    "tool.approved" : "tool.allowed", &v) < 0) {
+		/* fail closed: refused, and kept for the owner */
 		answer(rec, "guard: refused: the guard cannot write its audit "
 		    "log. Nothing was run.");
+		oxi_nd_reject(&in, "the audit log cannot be written");
+		status = OXI_EX_FALSE;
 		jv_free(rec);
 		return;
 	}
