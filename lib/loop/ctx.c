@@ -229,6 +229,22 @@ line(struct oxi_buf *b, const char *who, const char *s, size_t max)
 	oxi_buf_cats(b, k < n ? " [...]\n" : "\n");
 }
 
+/* a tool result in a transcript: cut, a wrapped one still closed */
+static void
+toolline(struct oxi_buf *b, const char *s)
+{
+	jv w;
+
+	if (!s || strlen(s) <= TOOL_LINE || strncmp(s, "<external_content ",
+	    18) != 0) {
+		line(b, "tool result", s, TOOL_LINE);
+		return;
+	}
+	w = oxi_wrap_cut(s, TOOL_LINE, " [...]");
+	line(b, "tool result", jv_string_value(w), (size_t)-1);
+	jv_free(w);
+}
+
 /*
  * The summary request for the oldest turns of win (borrowed), or null if
  * there is nothing to fold: the turns before the current one, less the
@@ -298,8 +314,7 @@ summary_request(struct oxi_loop *l, struct turn *t, const char *model,
 			break;
 		}
 		if (oxi_jstr_is(c, "tool"))
-			line(&b, "tool result", oxi_msg_peek(m, "content"),
-			    TOOL_LINE);
+			toolline(&b, oxi_msg_peek(m, "content"));
 		else
 			line(&b, jv_string_value(c), oxi_msg_peek(m,
 			    "content"), OTHER_LINE);
