@@ -120,6 +120,48 @@ oxi_risk(const char *name, jv args)
 	return OXI_RISK_POST;
 }
 
+/*
+ * The taint: oxi-guard in says how far each msg.in is trusted ("trust":
+ * owner, allowlisted, external); oxi-loop(1) makes a call's taint from
+ * it ("owner:cli") and the origins of what the turn's context holds
+ * ("workspace", "web:https://a.org", "mcp:whois", ...): a call is free
+ * of outside content only when every origin is the owner's.
+ */
+int
+oxi_taint_outside(jv taint, char *out, size_t n)
+{
+	int i, len, outside = 0;
+	size_t used = 0;
+	const char *s;
+	jv v;
+
+	if (n > 0)
+		out[0] = '\0';
+	if (jv_get_kind(taint) != JV_KIND_ARRAY) {
+		snprintf(out, n, "no taint given");
+		return 1;
+	}
+	if ((len = jv_array_length(jv_copy(taint))) == 0) {
+		snprintf(out, n, "no origin given");
+		return 1;
+	}
+	for (i = 0; i < len; i++) {
+		v = jv_array_get(jv_copy(taint), i);
+		s = jv_get_kind(v) == JV_KIND_STRING ? jv_string_value(v) :
+		    "?";
+		if (strncmp(s, "owner:", 6) != 0) {
+			outside = 1;
+			/* the first few, for the owner to read */
+			if (used + strlen(s) + 2 < n && used < 160) {
+				used += (size_t)snprintf(out + used, n - used,
+				    "%s%.80s", used ? ", " : "", s);
+			}
+		}
+		jv_free(v);
+	}
+	return outside;
+}
+
 /* the error callback of a compiled rule: keeps the first message */
 static void
 jqerr(void *arg, jv msg)

@@ -1,7 +1,7 @@
 /*
  * policy.h - oxi-guard tool: the policy of tool calls, the taint of a
- * call, approvals; private to the guard wing (policy.c, taint.c,
- * cmdtool.c) and tests/unit/
+ * call, approvals; private to the guard wing (policy.c, cmdtool.c)
+ * and tests/unit/
  */
 #ifndef OXI_GUARD_POLICY_H
 #define OXI_GUARD_POLICY_H
@@ -88,7 +88,7 @@ char *oxi_approval_line(jv call, const char *why);	/* free it */
  * else 0 */
 int oxi_approval_found(jv call);
 
-/* taint.c: the origins of a call's inputs */
+/* the origins of a call's inputs */
 /* 1 if taint (borrowed; the tool.call's) holds an origin that is not
  * the owner's ("owner:CHANNEL"), or is not an array of strings; the
  * first such origins, comma-separated, in out */

@@ -72,7 +72,7 @@ main(void)
 	jv t, m;
 	int wrapped;
 
-	plan(33);
+	plan(36);
 	oxi_prog = "t-loop-wrap";
 
 	/* the markers */
@@ -250,6 +250,46 @@ main(void)
 	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"k4\",\"name\":"
 	    "\"web_fetch\",\"args\":{\"url\":\"https://d.org\"}}]");
 	is_str(lasttaint(&c), "[\"external:cli\"]", "and its call carries it");
+	oxi_loop_free(l);
+
+	/* a summary of outside content keeps its origins */
+	cfg.maxhist = 2;
+	l = oxi_loop_new(db, &cfg, &io);
+	oxi_loop_msg(l, rec("{\"v\":1,\"type\":\"msg.in\",\"id\":\"b1\","
+	    "\"channel\":\"cli\",\"chat\":\"z\",\"text\":\"fetch\","
+	    "\"trust\":\"owner\"}"));
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"k5\",\"name\":"
+	    "\"web_fetch\",\"args\":{\"url\":\"https://e.org\"}}]");
+	oxi_loop_tool(l, rec("{\"v\":1,\"type\":\"tool.result\",\"id\":\"%s\","
+	    "\"content\":\"E\",\"taint\":[\"owner:cli\",\"web:https://e.org\"]}",
+	    get(c.tool, -1, "id")));
+	answer(l, get(c.llm, -1, "id"), "ok", NULL);
+	oxi_loop_msg(l, rec("{\"v\":1,\"type\":\"msg.in\",\"id\":\"b2\","
+	    "\"channel\":\"cli\",\"chat\":\"z\",\"text\":\"more\","
+	    "\"trust\":\"owner\"}"));
+	ok(strstr(jv_string_value(jv_dump_string(jv_array_get(jv_copy(c.llm),
+	    len(c.llm) - 1), 0)), "You keep the memory") != NULL,
+	    "past maxhist: a summary request");
+	answer(l, get(c.llm, -1, "id"), "They fetched e.org.", NULL);
+	{
+		long long upto;
+		jv sum = oxi_hist_summary(db, "cli:local:z", &upto);
+
+		if (jv_get_kind(sum) != JV_KIND_STRING) {
+			jv_free(sum);
+			sum = oxi_hist_summary(db, get(c.llm, -1, "session"),
+			    &upto);
+		}
+		ok(jv_get_kind(sum) == JV_KIND_STRING && strstr(
+		    jv_string_value(sum), "They fetched e.org.\n\n[outside "
+		    "content folded in: web:https://e.org]"), "the summary "
+		    "names the origins it folded");
+		jv_free(sum);
+	}
+	answer(l, get(c.llm, -1, "id"), NULL, "[{\"id\":\"k6\",\"name\":"
+	    "\"web_fetch\",\"args\":{\"url\":\"https://f.org\"}}]");
+	ok(strstr(lasttaint(&c), "web:https://e.org") != NULL, "the turn it "
+	    "serves carries them: %s", lasttaint(&c));
 	oxi_loop_free(l);
 	sqlite3_close(db);
 	cap_free(&c, cfg.tools);
