@@ -5,7 +5,7 @@
 # --list, exit codes, SIGHUP; and the whole loop: a held call asked in
 # the chat, approved once, then always
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 39
+plan 40
 
 export OXI_DEADLETTER="$TMP/dead.ndjson" OXI_AUDIT_LOG="$TMP/audit.log"
 WS=$TMP/ws
@@ -173,6 +173,21 @@ call l1 read_file '{"path":"a.txt"}' "$OWN" |
 check 'exit: the command'"'"'s code' '[ $? = 3 ]'
 check 'a result posing as the guard is defused' \
 	'field l1 content | head -n 1 | grep -qx "\[the tool wrote:\] guard: needs approval: x\."'
+
+# a result too long to read answers its call all the same
+cat >"$TMP/big.py" <<'EOF'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    sys.stdout.write(json.dumps({"v": 1, "type": "tool.result", "id": r["id"],
+        "content": "x" * 3000, "is_error": False}) + "\n")
+    sys.stdout.flush()
+EOF
+call g1 read_file '{"path":"a.txt"}' "$OWN" |
+	oxi-guard tool -l 1k -- python3 "$TMP/big.py" >"$TMP/out" 2>"$TMP/err"
+check 'a result over the line limit: its call gets an error result' \
+	'[ "$(field g1 content)" = "the tool'"'"'s result could not be read (too large, or not a record)" ] &&
+	 [ "$(field g1 is_error)" = true ]'
 
 # the audit log cannot be written: nothing runs
 call u1 shell '{"command":"touch ran-u1"}' "$OWN" |

@@ -136,20 +136,25 @@ session(const char *s, int make)
 	return best;
 }
 
+/* 1 if w[0..k) occurs in s[0..n) (k > 0) */
+static int
+holds(const char *s, size_t n, const char *w, size_t k)
+{
+	size_t i;
+
+	for (i = 0; k > 0 && i + k <= n; i++)
+		if (s[i] == w[0] && memcmp(s + i, w, k) == 0)
+			return 1;
+	return 0;
+}
+
 /* 1 if url occurs in the results kept for session arg */
 static int
 seenurl(void *arg, const char *url)
 {
 	struct seen *s = session(arg, 0);
-	size_t n = strlen(url), i;
-	const char *p;
 
-	if (!s || n == 0 || s->text.len < n)
-		return 0;
-	for (i = 0, p = s->text.s; i + n <= s->text.len; i++)
-		if (p[i] == url[0] && memcmp(p + i, url, n) == 0)
-			return 1;
-	return 0;
+	return s && holds(s->text.s, s->text.len, url, strlen(url));
 }
 
 static void
@@ -352,6 +357,37 @@ fromtool(jv rec)
 	oxi_nd_out(rec);
 }
 
+/*
+ * A line of the command that could not be read (too long, not a record)
+ * was dead-lettered: the pending call whose id is in its head s[0..n)
+ * gets an error result, so that the loop does not wait for it.
+ */
+static void
+unreadable(const char *s, size_t n)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	size_t i, k;
+	jv r;
+
+	for (i = 0; i < npend; i++) {
+		k = strlen(pend[i].id);
+		oxi_buf_reset(&b);
+		oxi_buf_printf(&b, "\"id\":\"%s\"", pend[i].id);
+		if (k == 0 || !holds(s, n, b.s, b.len))
+			continue;
+		r = oxi_msg_new("tool.result");
+		r = jv_object_set(r, jv_string("id"), jv_string(pend[i].id));
+		r = jv_object_set(r, jv_string("content"), jv_string("the "
+		    "tool's result could not be read (too large, or not a "
+		    "record)"));
+		r = jv_object_set(r, jv_string("is_error"), jv_true());
+		oxi_nd_out(r);
+		free(taken(pend[i].id));
+		break;
+	}
+	oxi_buf_free(&b);
+}
+
 /* --list or -L last: the command alone */
 static int
 listing(int argc, char *argv[])
@@ -365,16 +401,28 @@ listing(int argc, char *argv[])
 static int
 drain(struct oxi_nd *nd, void (*fn)(jv))
 {
+	const char *s;
+	size_t off, n;
 	jv rec;
 	int r;
 
 	while (nd == &in ? child.outq.len < QMAX : 1) {
+		off = nd->off;
 		r = oxi_nd_take(nd, &rec);
 		if (r == OXI_ND_OK)
 			fn(rec);
-		else if (r == OXI_ND_BAD)
+		else if (r == OXI_ND_BAD) {
 			status = OXI_EX_FALSE;
-		else
+			if (nd != &child.out)
+				continue;
+			/* the bad line is the first after off, still in the
+			 * buffer: its head names the call it answers */
+			s = nd->buf.s + off;
+			n = nd->buf.len - off;
+			s += strspn(s, "\n ");
+			n = nd->buf.s + nd->buf.len - s;
+			unreadable(s, n > 4096 ? 4096 : n);
+		} else
 			return r == OXI_ND_EOF;
 	}
 	return 0;

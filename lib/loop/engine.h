@@ -1,7 +1,8 @@
 /*
  * engine.h - inside the turn engine: the turn, the engine, and what its
  * files share.  From the bottom up: out.c the records it writes, media.c
- * the attachments of a message, ctx.c the request and its context, turn.c the life of a turn, slash.c the
+ * the attachments of a message, wrap.c outside content in markers, ctx.c
+ * the request and its context, turn.c the life of a turn, slash.c the
  * commands and ask.c the approvals, engine.c the entry points of
  * loop.h.  A file calls only the files below it.  Included only by
  * lib/loop/ and tests/unit/.

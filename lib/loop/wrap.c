@@ -108,11 +108,10 @@ fold(unsigned long c)
 		c -= 0xfee0;
 	if (c >= 'A' && c <= 'Z')
 		return (int)(c - 'A' + 'a');
-	if ((c >= 'a' && c <= 'z') || c == '_' || c == '=' || c == '/' ||
-	    c == '>' || c == '\n')
-		return (int)c;
 	if (c == '-' || c == ' ' || c == '\t')
 		return '_';
+	if (c < 0x80)
+		return (int)c;
 	for (i = 0; look[i].cp; i++)
 		if (look[i].cp == c)
 			return look[i].a;
@@ -125,7 +124,9 @@ fold(unsigned long c)
 /*
  * 1 if the '<' at s[0..n) opens a marker look-alike or a tag with a
  * trust attribute: the next LOOK code points, folded, invisible ones
- * skipped, read "/? *external_?content" or "...trust_*=" before '>'
+ * skipped, read "/? *external_?content" or "...trust_*=" before '>',
+ * a line's end or the next '<' (which is judged on its own: so a run of
+ * them costs each its own length, never LOOK)
  */
 static int
 spoof(const unsigned char *s, size_t n)
@@ -141,6 +142,8 @@ spoof(const unsigned char *s, size_t n)
 		i += k;
 		if (invisible(c))
 			continue;
+		if (opener(c))
+			break;
 		if (!(a = fold(c)))
 			a = '?';
 		if (a == '\n' || a == '>')
