@@ -372,7 +372,7 @@ unreadable(const char *s, size_t n)
 	for (i = 0; i < npend; i++) {
 		k = strlen(pend[i].id);
 		oxi_buf_reset(&b);
-		oxi_buf_printf(&b, "\"id\":\"%s\"", pend[i].id);
+		oxi_buf_printf(&b, "\"%s\"", pend[i].id);
 		if (k == 0 || !holds(s, n, b.s, b.len))
 			continue;
 		r = oxi_msg_new("tool.result");
