@@ -92,7 +92,7 @@ main(void)
 	jv c;
 	FILE *f;
 
-	plan(52);
+	plan(53);
 	oxi_prog = "t-guard-policy";
 	snprintf(dir, sizeof dir, "%s/t-guard-policy.%ld", t ? t : "/tmp",
 	    (long)getpid());
