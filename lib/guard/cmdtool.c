@@ -473,6 +473,8 @@ oxi_guard_tool(int argc, char *argv[])
 	if (oxi_nd_peek(&in) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up reading stdin");
 	oxi_fd_nonblock(0, 1);
+	/* on a supervisor's FIFO, the loop resends what it had in flight */
+	oxi_nd_hello();
 	oxi_notify(dflag);
 	while (!outeof) {
 		if (oxi_sig_hup) {

@@ -92,7 +92,7 @@ main(void)
 	jv c;
 	FILE *f;
 
-	plan(53);
+	plan(55);
 	oxi_prog = "t-guard-policy";
 	snprintf(dir, sizeof dir, "%s/t-guard-policy.%ld", t ? t : "/tmp",
 	    (long)getpid());
@@ -207,6 +207,17 @@ main(void)
 	    "an allow rule that fails does not match");
 	is_int(act(&p, "x", "{\"m\":\"a\"}", WEB), OXI_POL_ASK,
 	    "...and the gate still holds the unknown tool");
+	oxi_policy_free(&p);
+	/* the man page's rule: the workspace and commands' output trusted */
+	load(&p, "safe .risk == \"exec\" and \\\n"
+	    "  (.taint - [\"workspace\", \"shell\"] | all(startswith("
+	    "\"owner:\")))\n", err, sizeof err);
+	is_int(act(&p, "shell", "{\"command\":\"ls\"}", "[\"owner:cli\","
+	    "\"shell\",\"workspace\"]"), OXI_POL_ALLOW, "a rule may trust the "
+	    "workspace and commands' output");
+	is_int(act(&p, "shell", "{\"command\":\"ls\"}", "[\"owner:cli\","
+	    "\"shell\",\"web:https://a.org\"]"), OXI_POL_ASK, "...not a web "
+	    "page");
 	oxi_policy_free(&p);
 
 	/* approvals */
