@@ -25,10 +25,12 @@ check 'nothing is installed outside DESTDIR' \
 check 'make uninstall removes it all' \
 	'make -s -C "$TOP" uninstall DESTDIR="$D" PREFIX=/usr MANDIR=/usr/man &&
 	 [ -z "$(find "$D" -type f)" ]'
+# oxi-recv and oxi-send speak HTTP and keep ledgers for Telegram
 check 'each command links only the libraries it needs' \
 	'! ldd "$TOP/bin/oxi-guard" | grep -Eq "libcurl|libsqlite" &&
-	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libcurl|libsqlite|libpcre" &&
-	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libcurl|libsqlite|libpcre" &&
+	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libpcre|libsodium" &&
+	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libpcre|libsodium" &&
+	 ldd "$TOP/bin/oxi-send" | grep -q libmd4c &&
 	 ! ldd "$TOP/bin/oxi-tool" | grep -q libsqlite &&
 	 ! ldd "$TOP/bin/oxi-loop" | grep -Eq "libcurl|libpcre"'
 done_testing
