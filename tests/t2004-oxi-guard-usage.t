@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-guard: --help and the man page agree, usage errors, exit codes
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 20
+plan 22
 
 unset OXI_GUARD_MAX_IN OXI_GUARD_MAX_OUT OXI_SECRETS_FILE OXI_REDACT_ENV
 unset OXI_MAXLINE
@@ -47,6 +47,11 @@ rmdir "$OXI_CONFIG_DIR/allow"
 msg='{"v":1,"type":"msg.in","id":"m1","channel":"cli","chat":"c","from":"u","text":"hi"}'
 check_exit 'stdout unwritable: exit 111' 111 \
 	"echo '$msg' | oxi-guard -a '*' in >/dev/full"
+
+check 'the subcommand first, its options after' \
+	"[ \"\$(echo '$msg' | oxi-guard in -a 'cli:u')\" = '$msg' ]"
+check_exit 'an option of out after in: exit 100' 100 \
+	'oxi-guard in -s /dev/null </dev/null'
 
 long=$(printf '%0300d' 0)
 {

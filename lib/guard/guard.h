@@ -1,10 +1,50 @@
 /*
- * guard.h - the guard wing: sender allowlists and secret redaction
+ * guard.h - the guard wing: senders, secrets, tool calls, the audit log
  */
 #ifndef OXI_GUARD_H
 #define OXI_GUARD_H
 
 #include "oxi.h"
+
+/*
+ * The subcommands of oxi-guard (bin/oxi-guard.c dispatches, one line
+ * each): argv[0] is the subcommand's name, options follow; each returns
+ * the exit status or dies with its usage.
+ */
+#define OXI_GUARD_IN_USAGE	"oxi-guard in [-v] [-d fd] [-l maxline] " \
+				"[-a allow] [-m maxbytes]"
+#define OXI_GUARD_OUT_USAGE	"oxi-guard out [-v] [-d fd] [-l maxline] " \
+				"[-s secrets] [-m maxbytes]"
+#define OXI_GUARD_TOOL_USAGE	"oxi-guard tool [-v] [-d fd] [-l maxline] " \
+				"[-p policy] -- command [arg ...]"
+#define OXI_GUARD_PAIRING_USAGE	"oxi-guard pairing list | approve code | " \
+				"revoke sender"
+#define OXI_GUARD_AUDIT_USAGE	"oxi-guard audit verify [file]"
+int oxi_guard_in(int argc, char *argv[]);	/* cmdin.c */
+int oxi_guard_out(int argc, char *argv[]);	/* cmdout.c */
+int oxi_guard_tool(int argc, char *argv[]);	/* cmdtool.c */
+int oxi_guard_pairing(int argc, char *argv[]);	/* cmdpair.c */
+int oxi_guard_audit(int argc, char *argv[]);	/* cmdaudit.c */
+
+/*
+ * filter.c: a filter subcommand (in, out): -v, -d fd and -l maxline are
+ * taken here, the letters of opts (getopt's form) by opt (-1: a usage
+ * error); configure(0) once the options are read, configure(1) on
+ * SIGHUP; record as the stage's (its stage's arg is arg); done after
+ * the last record.  SIGPIPE is ignored: a reader that goes away ends the
+ * filter with 111.  Returns the exit status.
+ */
+struct oxi_guard_filter {
+	const char *usage;
+	const char *opts;
+	int (*opt)(int c, const char *arg);
+	void (*configure)(int reload);
+	void (*record)(struct oxi_stage *, jv rec);
+	void (*done)(void);
+	void *arg;
+};
+int oxi_guard_filter(const struct oxi_guard_filter *, int argc,
+    char *argv[]);
 
 /* allow.c: the sender allowlist (oxi-guard in) */
 struct oxi_allow_ent {
