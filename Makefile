@@ -17,7 +17,7 @@ UNITS = $(UNITSRC:.c=)
 # each command links only what it needs
 LIBS_oxi-recv  = $(JQ_LIBS)
 LIBS_oxi-send  = $(JQ_LIBS)
-LIBS_oxi-guard = $(JQ_LIBS)
+LIBS_oxi-guard = $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
