@@ -701,6 +701,18 @@ scanvariants(struct oxi_rules *r, const char *s, size_t len, int depth,
 	return escapes(r, s, len, depth, sc);
 }
 
+/* 1 if s[0..len) has a character of two or more bytes */
+static int
+hasmb(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0xc0)
+			return 1;
+	return 0;
+}
+
 int
 oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
     struct oxi_scan *sc)
@@ -717,6 +729,14 @@ oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
 	if (f->hidden.len > 0 && (rc = scanfold(r, f->hidden.s,
 	    f->hidden.len, "hidden", sc)) < 0)
 		goto err;
+	/* other scripts as they are (lower case): the lookalike folding
+	 * turns Cyrillic or Greek words to nonsense for their own rules */
+	if (hasmb(s, len)) {
+		oxi_fold(&r->g, s, len, OXI_FOLD_SPACE | OXI_FOLD_WIDTH |
+		    OXI_FOLD_LOWER);
+		if ((rc = match(r, r->g.out.s, r->g.out.len, "", sc)) < 0)
+			goto err;
+	}
 	/* the folded text is r->f's: keep a copy, the variants reuse it */
 	oxi_buf_cat(&folded_, f->out.s, f->out.len);
 	rc = folded(r, &folded_, sc);
