@@ -59,7 +59,8 @@ loadlist(struct oxi_allow *a, const char *flag, const char *var,
 
 	if ((v = flag) || (v = oxi_getenv(var))) {
 		oxi_allow_parse(a, v, strlen(v), 0);
-		*src = flag ? "option" : var;
+		*src = !flag ? var : strcmp(file, "allow") == 0 ? "-a" :
+		    strcmp(file, "owner") == 0 ? "-o" : "-S";
 	} else {
 		if (!(dir = oxi_config_dir())) {
 			if (!reload)
@@ -136,7 +137,7 @@ configure(int reload)
 {
 	struct oxi_senders ns;
 	struct oxi_rules *nr;
-	const char *src = "", *v, *err;
+	const char *src = "", *asrc = "", *v, *err;
 	char bad[64];
 
 	memset(&ns, 0, sizeof ns);
@@ -169,9 +170,9 @@ configure(int reload)
 		oxi_warn("bad DM policy '%s': keeping the previous lists", bad);
 		return;
 	}
-	if (loadlist(&ns.allow, aflag, "OXI_ALLOW", "allow", &src,
+	if (loadlist(&ns.allow, aflag, "OXI_ALLOW", "allow", &asrc,
 	    reload) < 0 || (ns.allow.n == 0 && (oxi_warn("allowlist %s is "
-	    "empty: every sender is denied", src), 0)) ||
+	    "empty: every sender is denied", asrc), 0)) ||
 	    loadlist(&ns.owners, oflag, "OXI_OWNER", "owner", &src,
 	    reload) < 0 ||
 	    loadlist(&ns.self, Sflag, "OXI_GUARD_SELF", "self", &src,
@@ -203,9 +204,9 @@ configure(int reload)
 		}
 	}
 	if (reload)
-		oxi_info("reloaded: %zu allowlist entr%s, %zu rules",
-		    senders.allow.n, senders.allow.n == 1 ? "y" : "ies",
-		    rules ? oxi_rules_count(rules) : 0);
+		oxi_info("reloaded allowlist %s: %zu entr%s; %zu injection "
+		    "rules", asrc, senders.allow.n, senders.allow.n == 1 ? "y" :
+		    "ies", rules ? oxi_rules_count(rules) : 0);
 }
 
 /* a msg.out to rec's chat, answering id */
@@ -317,6 +318,15 @@ hits(const struct oxi_scan *sc, struct oxi_buf *b, jv *arr)
 	}
 }
 
+/* 1 if rec's key is the string v */
+static int
+same(jv rec, const char *key, const char *v)
+{
+	const char *s = oxi_msg_peek(rec, key);
+
+	return s && strcmp(s, v) == 0;
+}
+
 /* the text of a let-in msg.in: hygiene, rules; consumes rec */
 static void
 judge(struct oxi_stage *st, jv rec, const char *id, const char *who,
@@ -359,6 +369,11 @@ judge(struct oxi_stage *st, jv rec, const char *id, const char *who,
 	if (found & OXI_FOUND_HIDDEN)
 		oxi_info("message '%.64s' from %s: %zu invisible characters "
 		    "stripped", id, who, clean.nstrip);
+	if (clean.nstrip == 0 && !found && v == OXI_INJ_CLEAN &&
+	    same(rec, "trust", oxi_trust_name(t))) {
+		oxi_stage_pass(st);
+		goto done;
+	}
 	rec = jv_object_set(rec, jv_string("trust"),
 	    jv_string(oxi_trust_name(t)));
 	if (clean.nstrip > 0)
@@ -439,7 +454,9 @@ record(struct oxi_stage *st, jv rec)
 			    answer ? "an answer" : "message", who);
 		goto done;
 	}
-	if (answer) {
+	if (answer && same(rec, "trust", oxi_trust_name(t)))
+		oxi_stage_pass(st);
+	else if (answer) {
 		rec = jv_object_set(rec, jv_string("trust"),
 		    jv_string(oxi_trust_name(t)));
 		oxi_nd_out(rec);

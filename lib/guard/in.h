@@ -6,8 +6,33 @@
 #ifndef OXI_GUARD_IN_H
 #define OXI_GUARD_IN_H
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "oxi.h"
 #include "guard/guard.h"
+
+/* rules.c, inject.c: the rule set behind struct oxi_rules */
+struct oxi_rule {
+	char id[OXI_RULE_ID];	/* e.g. "override.ignore" */
+	int block;		/* 1: block, 0: warn */
+	pcre2_code *re;		/* the compiled pattern */
+};
+
+struct oxi_rules {
+	struct oxi_rule *v;	/* rules, in the order loaded */
+	size_t n;		/* rules used */
+	size_t cap;		/* rules allocated */
+	pcre2_match_context *mc;	/* the limits */
+	pcre2_jit_stack *js;	/* the JIT's stack */
+	pcre2_match_data *md;	/* match data, reused */
+	struct oxi_fold f;	/* the text folded, reused */
+	struct oxi_fold g;	/* a variant folded, reused */
+	struct oxi_buf dec;	/* a decoded variant, reused */
+	struct oxi_buf raw;	/* the text with invisibles stripped */
+	struct oxi_buf defs;	/* "NAME\0PATTERN\0" for each @NAME */
+	size_t nvar;		/* variants scanned for this text */
+};
 
 /* sender.c: the sender policy */
 enum oxi_trust {
