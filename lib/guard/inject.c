@@ -273,6 +273,36 @@ escapes(struct oxi_rules *r, const char *s, size_t len, int depth,
 }
 
 /*
+ * How much s[0..n) reads like English: its common words counted.  A
+ * variant (spaced letters joined, leetspeak, ROT13, reversed) is scanned
+ * only when it reads more like English than the text itself: plain text
+ * turned is gibberish, and base64 read as leetspeak is too.
+ */
+static size_t
+english(const char *s, size_t n)
+{
+	static const char *const common[] = { "the", "you", "and", "to",
+	    "is", "of", "in", "your", "all", "are", "it", "for", "this",
+	    "that", "me", "with", "be", "not", "what", "do", "now", "say",
+	    NULL };
+	size_t i, j, k, c = 0;
+
+	for (i = 0; i < n; i = j + 1) {
+		for (j = i; j < n && isalpha_((unsigned char)s[j]); j++)
+			;
+		if (j - i == 0 || j - i > 4)
+			continue;
+		for (k = 0; common[k]; k++)
+			if (strlen(common[k]) == j - i &&
+			    memcmp(common[k], s + i, j - i) == 0) {
+				c++;
+				break;
+			}
+	}
+	return c;
+}
+
+/*
  * The folded variants of the text: letters spaced apart joined, digits
  * read as letters, ROT13, the text reversed.  f is the folded text.
  */
@@ -303,7 +333,8 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 		}
 		oxi_buf_putc(d, c);
 	}
-	if (singles >= 4 && (rc = match(r, d->s, d->len, "spaced", sc)) < 0)
+	if (singles >= 4 && english(d->s, d->len) > english(f->s, f->len) &&
+	    (rc = match(r, d->s, d->len, "spaced", sc)) < 0)
 		return rc;
 	/* leetspeak: a digit, @ or $ inside a word */
 	oxi_buf_reset(d);
@@ -318,7 +349,8 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 		}
 		oxi_buf_putc(d, c);
 	}
-	if (changed && (rc = match(r, d->s, d->len, "leet", sc)) < 0)
+	if (changed && english(d->s, d->len) > english(f->s, f->len) &&
+	    (rc = match(r, d->s, d->len, "leet", sc)) < 0)
 		return rc;
 	oxi_buf_reset(d);
 	for (i = 0; i < f->len; i++) {
@@ -327,7 +359,8 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 			c = 'a' + (c - 'a' + 13) % 26;
 		oxi_buf_putc(d, c);
 	}
-	if ((rc = match(r, d->s, d->len, "rot13", sc)) < 0)
+	if (english(d->s, d->len) > english(f->s, f->len) &&
+	    (rc = match(r, d->s, d->len, "rot13", sc)) < 0)
 		return rc;
 	/* reversed by characters, so that the text stays valid UTF-8 */
 	oxi_buf_reset(d);
@@ -338,6 +371,8 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 			;
 		oxi_buf_cat(d, f->s + i - n, n);
 	}
+	if (english(d->s, d->len) <= english(f->s, f->len))
+		return 0;
 	return match(r, d->s, d->len, "reversed", sc);
 }
 
