@@ -92,6 +92,9 @@ check-asan:
 bench: all
 	sh bench/run
 
+eval: all
+	sh bench/eval
+
 run:
 	@sh share/oxi/deps.sh $(DEPS_BUILD)
 	@$(MAKE) -s all
@@ -177,5 +180,5 @@ clean:
 	rm -f $(BINS) lib/*.o lib/*/*.o lib/liboxi.a tests/jnorm $(UNITS)
 	rm -rf tests/tmp
 
-.PHONY: all units check check-asan bench run deps install uninstall clean \
+.PHONY: all units check check-asan bench eval run deps install uninstall clean \
 	fuzz fuzz-build fuzz-clean
