@@ -102,7 +102,7 @@ def run(items, env=None):
                                 'channel': 'eval', 'chat': 'c',
                                 'from': 'u', 'text': t}))
     with tempfile.TemporaryDirectory() as d:
-        e = dict(os.environ, OXI_STATE_DIR=d, OXI_CONFIG_DIR=d,
+        e = dict(os.environ, OXI_HOME=d, OXI_CONFIG_DIR=d,
                  OXI_GUARD_MAX_IN='1048576', **(env or {}))
         e.pop('OXI_GUARD_RULES', None)
         p = subprocess.run([os.path.join(TOP, 'bin', 'oxi-guard'), 'in',

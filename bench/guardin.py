@@ -20,7 +20,7 @@ WORDS = ('the a of to and in is you that it for on with as this be are '
 
 
 def env(d):
-    return dict(os.environ, OXI_STATE_DIR=d, OXI_CONFIG_DIR=d,
+    return dict(os.environ, OXI_HOME=d, OXI_CONFIG_DIR=d,
                 OXI_GUARD_MAX_IN='2m')
 
 
