@@ -11,6 +11,7 @@
  * one can flood the table to forget a lockout.
  */
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,9 @@ oxi_pair_open(const char *path, const char **err)
 
 	if (!(db = oxi_db_open(path, migrations, err)))
 		return NULL;
+	/* who asked and their codes: the owner's alone */
+	if (chmod(path, 0600) < 0)
+		oxi_warnsys("pairing database '%s': chmod", path);
 	p = xcalloc(1, sizeof *p);
 	p->db = db;
 	return p;
