@@ -312,9 +312,10 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 	static const char leet[] = "oizeasgtbg";	/* 0 1 2 3 4 5 6 7 8 9 */
 	struct oxi_buf *d = &r->dec;
 	size_t i, n, singles = 0;
-	int c, rc, changed = 0;
+	int c, rc, changed = 0, sep = 0;
 
-	/* "i g n o r e", "i.g.n.o.r.e": single letters with separators */
+	/* "i g n o r e", "i.g.n.o.r.e": single letters with separators;
+	 * another separator, or two blanks, between words */
 	oxi_buf_reset(d);
 	for (i = 0; i < f->len; i++) {
 		c = (unsigned char)f->s[i];
@@ -325,11 +326,16 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 			    isalnum_((unsigned char)f->s[i + 1]) &&
 			    (i + 2 >= f->len ||
 			    !isalnum_((unsigned char)f->s[i + 2]))) {
-				singles++;
+				if (!sep || sep == c) {
+					sep = c;
+					singles++;
+					continue;
+				}
+				c = ' ';
+			} else if (c == ' ' && i + 1 < f->len &&
+			    f->s[i + 1] == ' ')
 				continue;
-			}
-			if (i + 1 < f->len && f->s[i + 1] == c && c == ' ')
-				continue;
+			sep = 0;
 		}
 		oxi_buf_putc(d, c);
 	}

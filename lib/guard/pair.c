@@ -5,7 +5,8 @@
  *
  * A code is 8 characters of Crockford's base32 (40 bits) from
  * getrandom(2) and lives OXI_PAIR_TTL seconds.  A stranger who sends
- * OXI_PAIR_TRIES wrong codes is locked out for OXI_PAIR_LOCK seconds.
+ * OXI_PAIR_TRIES wrong codes within OXI_PAIR_LOCK seconds of the first is
+ * locked out until then.
  * The requests and the tries are OXI_PAIR_MAX rows each at most: when
  * full of live rows, a new stranger is not served (OXI_PAIR_FULL), so no
  * one can flood the table to forget a lockout.
@@ -223,26 +224,31 @@ redeem(struct oxi_pair *p, const char *channel, const char *from,
 	return run(p, "COMMIT", NULL, NULL, NULL, NULL, 0, 0) < 0 ? -1 : 0;
 }
 
-/* a code attempt by channel:from */
+/*
+ * A code attempt by channel:from.  Each stranger's wrong codes are
+ * counted for OXI_PAIR_LOCK seconds from the first; a stranger with no
+ * row yet gets one only while the table has room for live rows.
+ */
 static enum oxi_pair_res
 attempt(struct oxi_pair *p, const char *channel, const char *from,
     const char *name, const char *code, long long now, int *left)
 {
 	long long wrong, n, ok;
 
-	if (run(p, "DELETE FROM tries WHERE until > 0 AND until < ?5", NULL,
-	    NULL, NULL, NULL, now, 0) < 0 ||
-	    (wrong = run(p, "SELECT wrong FROM tries WHERE channel = ?1 AND "
-	    "sender = ?2", channel, from, NULL, NULL, 0, 0)) < 0)
+	if ((wrong = run(p, "SELECT wrong FROM tries WHERE channel = ?1 AND "
+	    "sender = ?2 AND until >= ?5", channel, from, NULL, NULL, now,
+	    0)) < 0)
 		return OXI_PAIR_ERROR;
 	if (wrong >= OXI_PAIR_TRIES)
 		return OXI_PAIR_LOCKED;
 	if (wrong == 0) {
-		if ((n = run(p, "SELECT count(*) FROM tries", NULL, NULL, NULL,
-		    NULL, 0, 0)) < 0)
-			return OXI_PAIR_ERROR;
+		n = run(p, "SELECT count(*) FROM tries WHERE until >= ?5", NULL,
+		    NULL, NULL, NULL, now, 0);
 		if (n >= OXI_PAIR_MAX)
 			return OXI_PAIR_FULL;
+		if (n < 0 || run(p, "DELETE FROM tries WHERE until < ?5", NULL,
+		    NULL, NULL, NULL, now, 0) < 0)
+			return OXI_PAIR_ERROR;
 	}
 	if ((ok = run(p, "SELECT count(*) FROM invites WHERE code = ?1 AND "
 	    "(channel IS NULL OR channel = ?2) AND expires >= ?5", code,
@@ -251,13 +257,13 @@ attempt(struct oxi_pair *p, const char *channel, const char *from,
 	if (ok > 0)
 		return redeem(p, channel, from, name, code, now) < 0 ?
 		    OXI_PAIR_ERROR : OXI_PAIR_OK;
-	wrong++;
-	if (run(p, "INSERT OR REPLACE INTO tries VALUES (?1, ?2, ?5, ?6)",
-	    channel, from, NULL, NULL, wrong, wrong >= OXI_PAIR_TRIES ?
-	    now + OXI_PAIR_LOCK : 0) < 0)
+	if (wrong == 0 ? run(p, "INSERT INTO tries VALUES (?1, ?2, 1, ?5)",
+	    channel, from, NULL, NULL, now + OXI_PAIR_LOCK, 0) < 0 :
+	    run(p, "UPDATE tries SET wrong = wrong + 1 WHERE channel = ?1 AND "
+	    "sender = ?2", channel, from, NULL, NULL, 0, 0) < 0)
 		return OXI_PAIR_ERROR;
-	*left = (int)(OXI_PAIR_TRIES - wrong);
-	return wrong >= OXI_PAIR_TRIES ? OXI_PAIR_LOCKED : OXI_PAIR_WRONG;
+	*left = (int)(OXI_PAIR_TRIES - wrong - 1);
+	return wrong + 1 >= OXI_PAIR_TRIES ? OXI_PAIR_LOCKED : OXI_PAIR_WRONG;
 }
 
 enum oxi_pair_res
@@ -374,7 +380,7 @@ oxi_pair_list(struct oxi_pair *p, long long now,
 		"SELECT 'invite', coalesce(channel, '*') || ':*', '', code, "
 		"expires FROM invites WHERE expires >= ?5 ORDER BY expires",
 		"SELECT 'locked', channel || ':' || sender, '', '', until "
-		"FROM tries WHERE until >= ?5 ORDER BY until",
+		"FROM tries WHERE until >= ?5 AND wrong >= 5 ORDER BY until",
 	};
 	char show[OXI_PAIR_CODELEN + 2];
 	const char *code;
