@@ -2,7 +2,7 @@
 # oxi-guard in -p pairing and oxi-guard pairing: codes, approval,
 # invitations, wrong codes and the lockout, revocation
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 25
+plan 26
 
 mkdir -p "$OXI_CONFIG_DIR" "$OXI_HOME"
 msg() {	# msg ID FROM TEXT: a direct message on telegram
@@ -80,6 +80,11 @@ check_exit 'an unknown action: exit 100' 100 'oxi-guard pairing frob'
 printf '{"v":1,"type":"msg.in","id":"g1","channel":"telegram","chat":"-5","from":"800","text":"hi","chat_type":"group"}\n' >"$TMP/in"
 guard
 check 'a stranger in a group gets nothing' '[ ! -s "$TMP/out" ]'
+check 'the decisions are audited, never a code' \
+	'grep -q "\"event\":\"pairing.approved\",\"who\":\"telegram:500\"" "$OXI_HOME/audit.log" &&
+	 grep -q "\"event\":\"in.paired\"" "$OXI_HOME/audit.log" &&
+	 grep -q "\"event\":\"in.pairing.locked\"" "$OXI_HOME/audit.log" &&
+	 ! grep -q "$code\|$inv" "$OXI_HOME/audit.log"'
 check 'the database is not world-readable' \
 	'[ -z "$(find "$OXI_HOME/pairing.db" -perm /044)" ]'
 done_testing

@@ -2,7 +2,7 @@
 # oxi-guard in: Unicode hygiene, injection rules (block, warn, decoded
 # variants), the rule files, fail closed
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 29
+plan 32
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"
 mkdir -p "$OXI_CONFIG_DIR" "$OXI_HOME"
@@ -47,6 +47,12 @@ check_grep 'one info line names the rules' \
 	"message 'a1' from 'me' on channel 'cli' blocked: override\." "$TMP/err"
 check_grep 'and the decoding that found it' "message 'a2' .*@base64" "$TMP/err"
 check_nogrep 'never the text' 'previous instructions' "$TMP/err"
+check 'each block is in the audit log, with its rules' \
+	'[ "$(grep -c "\"event\":\"in.blocked\"" "$OXI_HOME/audit.log")" = 11 ] &&
+	 grep -q "\"id\":\"a2\".*\"rules\":\"[a-z.]*@base64" "$OXI_HOME/audit.log"'
+check_nogrep 'never the text there either' 'previous instructions' \
+	"$OXI_HOME/audit.log"
+check 'the chain verifies' 'oxi-guard audit verify >/dev/null 2>&1'
 
 # hygiene: stripped, flagged, annotated; the clean text goes on
 {

@@ -209,6 +209,31 @@ configure(int reload)
 		    "ies", rules ? oxi_rules_count(rules) : 0);
 }
 
+/*
+ * One decision into the audit log: the record's id, channel, chat and
+ * sender, and k: v if k (never the text).  0, or -1 after a warning.
+ */
+static int
+note(const char *event, jv rec, const char *k, const char *v)
+{
+	static const char *const keys[] = { "id", "channel", "chat", NULL };
+	const char *const *kp;
+	const char *s;
+	jv d = jv_object(), f;
+
+	for (kp = keys; *kp; kp++)
+		if ((s = oxi_msg_peek(rec, *kp)))
+			d = jv_object_set(d, jv_string(*kp), jv_string(s));
+	f = oxi_msg_idstr(jv_object_get(jv_copy(rec), jv_string("from")));
+	d = jv_object_set(d, jv_string("from"), f);
+	if (k)
+		d = jv_object_set(d, jv_string(k), jv_string(v));
+	if (oxi_audit(event, d) == 0)
+		return 0;
+	oxi_warnsys("unable to write the audit log");
+	return -1;
+}
+
 /* a msg.out to rec's chat, answering id */
 static void
 reply(jv rec, const char *id, const char *text, const char *why)
@@ -246,6 +271,7 @@ pairing(jv rec, const char *id, const char *channel, const char *from)
 	case OXI_PAIR_PENDING:
 		oxi_info("pairing requested by '%.64s' on channel '%.32s'",
 		    from, channel);
+		note("in.pairing", rec, NULL, NULL);
 		snprintf(text, sizeof text, "Hello! This assistant only talks "
 		    "to people its owner knows. Your pairing code is %s "
 		    "(valid for 15 minutes): give it to the owner, who can "
@@ -256,12 +282,14 @@ pairing(jv rec, const char *id, const char *channel, const char *from)
 	case OXI_PAIR_OK:
 		oxi_info("paired '%.64s' on channel '%.32s' by invitation",
 		    from, channel);
+		note("in.paired", rec, "via", "invitation");
 		reply(rec, id, "Thank you: you are paired and can talk to the "
 		    "assistant now.", "paired");
 		break;
 	case OXI_PAIR_WRONG:
 		oxi_info("wrong pairing code from '%.64s' on channel '%.32s'",
 		    from, channel);
+		note("in.pairing.wrong", rec, NULL, NULL);
 		snprintf(text, sizeof text, "That code is not valid (%d "
 		    "tr%s left).", left, left == 1 ? "y" : "ies");
 		reply(rec, id, text, "pairing");
@@ -269,6 +297,7 @@ pairing(jv rec, const char *id, const char *channel, const char *from)
 	case OXI_PAIR_LOCKED:
 		oxi_info("pairing locked for '%.64s' on channel '%.32s'", from,
 		    channel);
+		note("in.pairing.locked", rec, NULL, NULL);
 		break;
 	case OXI_PAIR_FULL:
 		oxi_warn("pairing table full: request from '%.64s' on "
@@ -349,6 +378,7 @@ judge(struct oxi_stage *st, jv rec, const char *id, const char *who,
 	if (v == OXI_INJ_ERROR) {
 		oxi_warn("message '%.64s' from %s: %s: blocked", id, who,
 		    sc.error);
+		note("in.error", rec, "why", sc.error);
 		reply(rec, id, "Sorry, I could not check this message, so I "
 		    "will not pass it on.", "error");
 		oxi_stage_reject(st, "the injection scan failed");
@@ -359,13 +389,22 @@ judge(struct oxi_stage *st, jv rec, const char *id, const char *who,
 	hits(&sc, &why, &names);
 	if (v == OXI_INJ_BLOCK) {
 		oxi_info("message '%.64s' from %s blocked: %s", id, who, why.s);
+		note("in.blocked", rec, "rules", why.s);
 		reply(rec, id, "Sorry, I can't help with that: your message "
 		    "looks like an attempt to change my instructions.",
 		    "blocked");
 		goto done;
 	}
-	if (v == OXI_INJ_WARN)
+	if (v == OXI_INJ_WARN) {
 		oxi_info("message '%.64s' from %s flagged: %s", id, who, why.s);
+		/* a warning that cannot be kept is not passed on */
+		if (note("in.warned", rec, "rules", why.s) < 0) {
+			reply(rec, id, "Sorry, I could not check this message, "
+			    "so I will not pass it on.", "error");
+			oxi_stage_reject(st, "the audit log cannot be written");
+			goto done;
+		}
+	}
 	if (found & OXI_FOUND_HIDDEN)
 		oxi_info("message '%.64s' from %s: %zu invisible characters "
 		    "stripped", id, who, clean.nstrip);
@@ -449,9 +488,11 @@ record(struct oxi_stage *st, jv rec)
 		if (!answer && from && oxi_sender_isdm(rec) &&
 		    oxi_dm_of(&senders, channel) == OXI_DM_PAIRING)
 			pairing(rec, id, channel, from);
-		else
+		else {
 			oxi_info("denied %s from %s: not on the allowlist",
 			    answer ? "an answer" : "message", who);
+			note("in.denied", rec, NULL, NULL);
+		}
 		goto done;
 	}
 	if (answer && same(rec, "trust", oxi_trust_name(t)))
@@ -466,6 +507,7 @@ record(struct oxi_stage *st, jv rec)
 	if (!oxi_rate_take(&rate, who, now(), &first)) {
 		oxi_info("message '%.64s' from %s dropped: over the rate "
 		    "limit", id, who);
+		note("in.rate", rec, NULL, NULL);
 		if (first)
 			reply(rec, id, "You are sending messages faster than I "
 			    "can take them; please wait a little.", "rate");
@@ -475,6 +517,7 @@ record(struct oxi_stage *st, jv rec)
 	if (len > maxbytes) {
 		oxi_warn("message '%.64s' from %s is %zu bytes, over the limit "
 		    "of %zu: refused", id, who, len, maxbytes);
+		note("in.toolong", rec, NULL, NULL);
 		snprintf(who, sizeof who, "Your message is too long (%zu "
 		    "bytes; the limit is %zu).", len, maxbytes);
 		reply(rec, id, who, NULL);

@@ -34,6 +34,15 @@ row(const char *kind, const char *who, const char *name, const char *code,
 	    name ? name : "", code ? code : "", ts);
 }
 
+/* the owner's decision into the audit log (never a code) */
+static void
+audit(const char *event, const char *who)
+{
+	if (oxi_audit(event, jv_object_set(jv_object(), jv_string("who"),
+	    jv_string(who))) < 0)
+		oxi_warnsys("unable to write the audit log");
+}
+
 int
 oxi_guard_pairing(int argc, char *argv[])
 {
@@ -67,8 +76,10 @@ oxi_guard_pairing(int argc, char *argv[])
 			oxi_warn("no pending request with that code (it may "
 			    "have expired)");
 			r = OXI_EX_FALSE;
-		} else
+		} else {
 			oxi_info("paired '%s'", who);
+			audit("pairing.approved", who);
+		}
 	} else if (strcmp(cmd, "revoke") == 0) {
 		if ((k = oxi_pair_revoke(p, argv[2])) < 0) {
 			if (!strchr(argv[2], ':'))
@@ -78,14 +89,18 @@ oxi_guard_pairing(int argc, char *argv[])
 			oxi_warn("'%.200s' is neither paired nor pending",
 			    argv[2]);
 			r = OXI_EX_FALSE;
-		} else
+		} else {
 			oxi_info("revoked '%.200s'", argv[2]);
+			audit("pairing.revoked", argv[2]);
+		}
 	} else {
 		if (oxi_pair_invite(p, argc == 3 ? argv[2] : NULL, now,
 		    code) < 0)
 			r = OXI_EX_TEMP;
-		else
+		else {
 			printf("%s\n", code);
+			audit("pairing.invited", argc == 3 ? argv[2] : "*");
+		}
 	}
 	oxi_pair_close(p);
 	if (r == OXI_EX_TEMP)

@@ -80,7 +80,7 @@ main(void)
 	    path[256], who[128], bad[64];
 	int left, first, i, n;
 
-	plan(37);
+	plan(38);
 	if (!mkdtemp(dir))
 		return 1;
 
