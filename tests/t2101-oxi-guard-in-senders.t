@@ -1,7 +1,7 @@
 #!/bin/sh
 # oxi-guard in: owners, trust, DM policies, own echoes, answers, strangers
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 22
+plan 24
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"
 mkdir -p "$OXI_CONFIG_DIR" "$OXI_HOME"
@@ -26,7 +26,9 @@ print(" ".join("%s:%s" % (r["id"], r.get("trust", "-"))
 	msg m4 cli me me 'hi from the terminal'
 } >"$TMP/in"
 check 'no owner list: named entries are the owner, wildcards external' \
-	'[ "$(trusts -a "telegram:1001 telegram:2002 cli:*")" = "m1:owner m2:owner m4:external" ]'
+	'[ "$(trusts -a "telegram:1001 telegram:* cli:me")" = "m1:owner m2:external m3:external m4:owner" ]'
+check 'no owner list: whoever the terminal lets in is its owner' \
+	'[ "$(trusts -a "cli:*")" = "m4:owner" ] && [ "$(trusts -a "*")" = "m1:external m2:external m3:external m4:owner" ]'
 check 'with an owner list: the owner, then allowlisted' \
 	'[ "$(trusts -a "telegram:2002 cli:*" -o "telegram:1001")" = "m1:owner m2:allowlisted m4:external" ]'
 check 'OXI_OWNER and the owner file' \
@@ -93,9 +95,9 @@ echo '{"v":1,"type":"msg.in","id":"x","channel":"telegram","chat":"5","from":"5"
 	oxi-guard in -a '' >"$TMP/eout" 2>"$TMP/eerr"
 check 'an empty allowlist denies everyone' '[ ! -s "$TMP/eout" ]'
 
-# the rate of each sender
+# the rate of each sender but the owner
 for i in 1 2 3 4 5; do msg r$i cli me me "message $i"; done >"$TMP/in"
-oxi-guard in -a cli:me -R 3/60 <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
+oxi-guard in -a cli:me -o cli:boss -R 3/60 <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
 check 'three a minute: the first three pass' \
 	'[ "$(jget "[\"type\"]+\":\"+r.get(\"in_reply_to\", r[\"id\"])" "$TMP/out" | tr "\n" " ")" = "msg.in:r1 msg.in:r2 msg.in:r3 msg.out:r4 " ]'
 check 'the fourth gets one reply, the fifth none' \
@@ -103,5 +105,7 @@ check 'the fourth gets one reply, the fifth none' \
 	 [ "$(grep -c "over the rate limit" "$TMP/err")" = 2 ]'
 check_exit 'a bad rate: exit 100' 100 'oxi-guard in -a "*" -R fast </dev/null'
 check 'the rate off with 0' \
-	'[ "$(oxi-guard in -a cli:me -R 0 <"$TMP/in" 2>/dev/null | grep -c msg.in)" = 5 ]'
+	'[ "$(oxi-guard in -a cli:me -o cli:boss -R 0 <"$TMP/in" 2>/dev/null | grep -c msg.in)" = 5 ]'
+check 'the owner is not limited' \
+	'[ "$(oxi-guard in -a cli:me -R 3/60 <"$TMP/in" 2>/dev/null | grep -c msg.in)" = 5 ]'
 done_testing

@@ -21,6 +21,7 @@
 #define DEPTH		3	/* decoding inside decoding */
 #define MINENC		16	/* the shortest encoded run decoded */
 #define MAXVARIANTS	64	/* decoded runs scanned per text */
+#define PAD		64	/* zero bytes after a text matched */
 
 /* notes rule u's hit (once per rule) */
 static void
@@ -68,13 +69,27 @@ match(struct oxi_rules *r, const char *s, size_t len, const char *via,
 	return 0;
 }
 
+/*
+ * match() on a buffer, with PAD zero bytes after its text: the JIT's
+ * vector search may read a little past the end (harmless, but valgrind
+ * counts the bytes there as unset)
+ */
+static int
+bmatch(struct oxi_rules *r, struct oxi_buf *b, const char *via,
+    struct oxi_scan *sc)
+{
+	oxi_buf_grow(b, PAD);
+	memset(b->s + b->len, 0, PAD);
+	return match(r, b->s, b->len, via, sc);
+}
+
 /* folds s[0..len) and matches it */
 static int
 scanfold(struct oxi_rules *r, const char *s, size_t len, const char *via,
     struct oxi_scan *sc)
 {
 	oxi_fold(&r->g, s, len, OXI_FOLD_MATCH);
-	return match(r, r->g.out.s, r->g.out.len, via, sc);
+	return bmatch(r, &r->g.out, via, sc);
 }
 
 static int
@@ -340,7 +355,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 		oxi_buf_putc(d, c);
 	}
 	if (singles >= 4 && english(d->s, d->len) > english(f->s, f->len) &&
-	    (rc = match(r, d->s, d->len, "spaced", sc)) < 0)
+	    (rc = bmatch(r, d, "spaced", sc)) < 0)
 		return rc;
 	/* leetspeak: a digit, @ or $ inside a word */
 	oxi_buf_reset(d);
@@ -356,7 +371,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 		oxi_buf_putc(d, c);
 	}
 	if (changed && english(d->s, d->len) > english(f->s, f->len) &&
-	    (rc = match(r, d->s, d->len, "leet", sc)) < 0)
+	    (rc = bmatch(r, d, "leet", sc)) < 0)
 		return rc;
 	oxi_buf_reset(d);
 	for (i = 0; i < f->len; i++) {
@@ -366,7 +381,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 		oxi_buf_putc(d, c);
 	}
 	if (english(d->s, d->len) > english(f->s, f->len) &&
-	    (rc = match(r, d->s, d->len, "rot13", sc)) < 0)
+	    (rc = bmatch(r, d, "rot13", sc)) < 0)
 		return rc;
 	/* reversed by characters, so that the text stays valid UTF-8 */
 	oxi_buf_reset(d);
@@ -379,7 +394,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 	}
 	if (english(d->s, d->len) <= english(f->s, f->len))
 		return 0;
-	return match(r, d->s, d->len, "reversed", sc);
+	return bmatch(r, d, "reversed", sc);
 }
 
 /* the decodings of raw s[0..len) (invisibles stripped, case kept) */
@@ -417,7 +432,7 @@ oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
 	memset(sc, 0, sizeof *sc);
 	r->nvar = 0;
 	sc->found = oxi_fold(f, s, len, OXI_FOLD_MATCH);
-	if ((rc = match(r, f->out.s, f->out.len, "", sc)) < 0)
+	if ((rc = bmatch(r, &f->out, "", sc)) < 0)
 		goto err;
 	if (f->hidden.len > 0 && (rc = scanfold(r, f->hidden.s,
 	    f->hidden.len, "hidden", sc)) < 0)
@@ -427,7 +442,7 @@ oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
 	if (hasmb(s, len)) {
 		oxi_fold(&r->g, s, len, OXI_FOLD_SPACE | OXI_FOLD_WIDTH |
 		    OXI_FOLD_LOWER);
-		if ((rc = match(r, r->g.out.s, r->g.out.len, "", sc)) < 0)
+		if ((rc = bmatch(r, &r->g.out, "", sc)) < 0)
 			goto err;
 	}
 	/* the folded text is r->f's: keep a copy, the variants reuse it */

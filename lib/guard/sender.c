@@ -6,7 +6,9 @@
  * the owner; one named on the allowlist (an entry with its id) is
  * allowlisted; one let in by a wildcard ("*", "telegram:*") is external,
  * as anyone could be.  With no owner list the named entries of the
- * allowlist are the owner's (a one-person assistant, as before).
+ * allowlist are the owner's (a one-person assistant, as before), and so
+ * is whoever it lets in on the terminal (channel cli): a user of this
+ * machine.
  */
 #include <string.h>
 
@@ -103,8 +105,11 @@ oxi_sender_trust(const struct oxi_senders *s, const char *channel,
 	if (s->owners.n > 0 && oxi_allow_match(&s->owners, channel, from) > 0)
 		return OXI_TRUST_OWNER;
 	m = oxi_allow_match(&s->allow, channel, from);
+	if (m > 0 && s->owners.n == 0 && (m == 2 ||
+	    (channel && strcmp(channel, "cli") == 0)))
+		return OXI_TRUST_OWNER;
 	if (m == 2)
-		return s->owners.n > 0 ? OXI_TRUST_ALLOWED : OXI_TRUST_OWNER;
+		return OXI_TRUST_ALLOWED;
 	return m == 1 ? OXI_TRUST_EXTERNAL : OXI_TRUST_NONE;
 }
 
