@@ -19,7 +19,7 @@ UNITS = $(UNITSRC:.c=)
 # the webhook's libmicrohttpd)
 LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
-LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS)
+LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
@@ -96,6 +96,9 @@ check-asan:
 
 bench: all
 	sh bench/run
+
+eval: all
+	sh bench/eval
 
 run:
 	@sh share/oxi/deps.sh $(DEPS_BUILD)
@@ -183,5 +186,5 @@ clean:
 	rm -f $(BINS) lib/*.o lib/*/*.o lib/liboxi.a tests/jnorm $(UNITS)
 	rm -rf tests/tmp
 
-.PHONY: all units check check-asan bench run deps install uninstall clean \
+.PHONY: all units check check-asan bench eval run deps install uninstall clean \
 	fuzz fuzz-build fuzz-clean

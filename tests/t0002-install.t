@@ -27,7 +27,7 @@ check 'make uninstall removes it all' \
 	 [ -z "$(find "$D" -type f)" ]'
 # oxi-recv and oxi-send speak HTTP and keep ledgers for Telegram
 check 'each command links only the libraries it needs' \
-	'! ldd "$TOP/bin/oxi-guard" | grep -Eq "libcurl|libsqlite" &&
+	'! ldd "$TOP/bin/oxi-guard" | grep -q libcurl &&
 	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libpcre|libsodium" &&
 	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libpcre|libsodium" &&
 	 ldd "$TOP/bin/oxi-send" | grep -q libmd4c &&

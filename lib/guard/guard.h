@@ -12,13 +12,14 @@
  * the exit status or dies with its usage.
  */
 #define OXI_GUARD_IN_USAGE	"oxi-guard in [-v] [-d fd] [-l maxline] " \
-				"[-a allow] [-m maxbytes]"
+				"[-a allow] [-m maxbytes] [-o owners] " \
+				"[-p dmpolicy] [-R rate] [-r rules] [-S self]"
 #define OXI_GUARD_OUT_USAGE	"oxi-guard out [-v] [-d fd] [-l maxline] " \
 				"[-s secrets] [-m maxbytes]"
 #define OXI_GUARD_TOOL_USAGE	"oxi-guard tool [-v] [-d fd] [-l maxline] " \
 				"[-p policy] -- command [arg ...]"
 #define OXI_GUARD_PAIRING_USAGE	"oxi-guard pairing list | approve code | " \
-				"revoke sender"
+				"revoke sender | invite [channel]"
 #define OXI_GUARD_AUDIT_USAGE	"oxi-guard audit [-v] verify [file]"
 int oxi_guard_in(int argc, char *argv[]);	/* cmdin.c */
 int oxi_guard_out(int argc, char *argv[]);	/* cmdout.c */
@@ -88,6 +89,9 @@ int oxi_allow_load(struct oxi_allow *, const char *path);
 /* 1 if some entry admits sender from (may be NULL) on channel, else 0 */
 int oxi_allow_ok(const struct oxi_allow *, const char *channel,
     const char *from);
+/* 2 if an entry names the sender, 1 if only a wildcard admits it, 0 */
+int oxi_allow_match(const struct oxi_allow *, const char *channel,
+    const char *from);
 void oxi_allow_free(struct oxi_allow *);
 
 /* redact.c: secret values, redaction and hold-back (oxi-guard out) */
@@ -128,5 +132,111 @@ size_t oxi_redact(const struct oxi_secrets *, const char *s, size_t len,
  */
 size_t oxi_redact_hold(const struct oxi_secrets *, const char *s,
     size_t len);
+
+/*
+ * fold.c: Unicode folding before matching, shared by in and out.
+ * Invisible characters are stripped: tag characters (U+E0000-E007F),
+ * zero-width characters, the soft hyphen, fillers, bidi controls,
+ * stray variation selectors and C0/C1 controls but tab, CR and LF.
+ * With no OXI_FOLD_* option the rest is copied (the hygiene: a ZWJ
+ * inside an emoji sequence, a ZWNJ or ZWJ in the scripts that need
+ * them, one variation selector after its character and the tags of a
+ * flag emoji are kept and not flagged).  With any of them, every
+ * invisible character goes and the options fold the rest for matching.
+ */
+#define OXI_FOLD_SPACE	0x01	/* Unicode spaces to ' ', separators to LF */
+#define OXI_FOLD_WIDTH	0x02	/* NFKC compatibility forms (fullwidth,
+				 * mathematical, circled, ligatures) */
+#define OXI_FOLD_CONFUSE 0x04	/* lookalikes of other scripts, letters
+				 * with diacritics and punctuation
+				 * lookalikes to ASCII; combining marks
+				 * dropped */
+#define OXI_FOLD_LOWER	0x08	/* case folded (ASCII, Latin-1, Greek,
+				 * Cyrillic, Armenian) */
+#define OXI_FOLD_MAP	0x10	/* fill map */
+#define OXI_FOLD_MATCH	0x0f	/* all of the folding */
+
+/* what oxi_fold found (struct oxi_fold.found) */
+#define OXI_FOUND_TAG	0x01	/* tag characters */
+#define OXI_FOUND_ZW	0x02	/* zero-width, soft hyphen, fillers */
+#define OXI_FOUND_BIDI	0x04	/* bidi controls and marks */
+#define OXI_FOUND_CTRL	0x08	/* C0 or C1 controls */
+#define OXI_FOUND_VS	0x10	/* variation selectors not after a character */
+#define OXI_FOUND_MIXED	0x20	/* a word mixing Latin letters and
+				 * lookalikes of another script */
+#define OXI_FOUND_COMPAT 0x40	/* letters in compatibility forms */
+#define OXI_FOUND_BADUTF8 0x80	/* ill-formed UTF-8 (U+FFFD, or '?') */
+#define OXI_FOUND_HIDDEN 0x1f	/* what was stripped */
+
+struct oxi_fold {
+	struct oxi_buf out;	/* the folded text, NUL-terminated */
+	size_t *map;		/* OXI_FOLD_MAP: map[i] is the offset in the
+				 * input of the character out.s[i] came from;
+				 * map[out.len] is the input's length */
+	size_t mapcap;		/* entries allocated */
+	struct oxi_buf hidden;	/* ASCII spelled by tag characters and the
+				 * bytes spelled by variation selectors,
+				 * each run on a line of its own */
+	unsigned found;		/* OXI_FOUND_* */
+	size_t nstrip;		/* invisible characters stripped */
+};
+#define OXI_FOLD_INIT	{ .out = OXI_BUF_INIT, .map = NULL, .mapcap = 0, \
+	.hidden = OXI_BUF_INIT, .found = 0, .nstrip = 0 }
+/* folds s[0..len) into f (reset first) per opts; returns f->found */
+unsigned oxi_fold(struct oxi_fold *f, const char *s, size_t len,
+    unsigned opts);
+/* folds one code point per opts into buf[0..4]: the length (0 when
+ * dropped), or -1 when it stays as it is */
+int oxi_fold_cp(unsigned long cp, unsigned opts, char buf[5]);
+/* the UTF-8 of cp (at most U+10FFFF) into b[0..4): its length */
+size_t oxi_fold_utf8(unsigned long cp, char *b);
+/* words of flags: "tag zero-width bidi ..." into out (appended) */
+void oxi_fold_names(unsigned found, struct oxi_buf *out);
+void oxi_fold_free(struct oxi_fold *);
+
+/*
+ * inject.c: prompt-injection rules (oxi-guard in), from rule files
+ * ("ID warn|block PATTERN" lines, PCRE2 compiled with the JIT), matched
+ * on the folded text and on what it decodes to.
+ */
+#define OXI_RULE_ID	48	/* bytes of a rule id, with the NUL */
+#define OXI_SCAN_HITS	8	/* rules noted per text */
+#define OXI_INJ_ERROR	(-1)	/* a limit or an error: fail closed */
+#define OXI_INJ_CLEAN	0
+#define OXI_INJ_WARN	1
+#define OXI_INJ_BLOCK	2
+struct oxi_rules;
+struct oxi_scan {
+	int verdict;		/* OXI_INJ_* */
+	unsigned found;		/* oxi_fold's flags for the text */
+	size_t nhits;		/* rules that matched */
+	struct {
+		const char *rule;	/* its id (the rule set's memory) */
+		const char *via;	/* "" or the variant: "base64", ... */
+	} hits[OXI_SCAN_HITS];
+	char error[160];	/* OXI_INJ_ERROR: why */
+};
+struct oxi_rules *oxi_rules_new(void);
+/* adds the rules of a file, or of the *.rules files of a directory in
+ * name order: 0, or -1 with a message appended to err */
+int oxi_rules_load(struct oxi_rules *, const char *path,
+    struct oxi_buf *err);
+size_t oxi_rules_count(const struct oxi_rules *);
+/* scans s[0..len) into *sc: the verdict (OXI_INJ_*) */
+int oxi_inject_scan(struct oxi_rules *, const char *s, size_t len,
+    struct oxi_scan *sc);
+void oxi_rules_free(struct oxi_rules *);
+
+/* foldtab.c: generated by mkfoldtab.py; rows sorted by lo */
+struct oxi_foldrow {
+	unsigned long lo;	/* first code point */
+	unsigned short n;	/* code points after the first */
+	unsigned char step;	/* 1: lo + i to to[0] + i; 0: all to to */
+	char cls;		/* W compat, D diacritic, H lookalike,
+				 * P punctuation, S space */
+	char to[5];		/* ASCII, NUL-terminated */
+};
+extern const struct oxi_foldrow oxi_foldtab[];
+extern const size_t oxi_foldtab_len;
 
 #endif
