@@ -174,8 +174,9 @@ checktoken(struct tgtx *tx)
 		tg_res_free(&res);
 		return;
 	}
-	if (!res.temp)
-		oxi_die(OXI_EX_USAGE, "telegram: %s", res.err);
+	if (res.code == 401 || res.code == 404)
+		oxi_die(OXI_EX_USAGE, "the bot token was refused (%s): check "
+		    "TELEGRAM_BOT_TOKEN", res.err);
 	oxi_warn("telegram: %s; replies wait for it", res.err);
 	tg_res_free(&res);
 }
