@@ -286,7 +286,8 @@ oxi_rules_load(struct oxi_rules *r, const char *path, struct oxi_buf *err)
 		names[n++] = xstrdup(d->d_name);
 	}
 	closedir(dir);
-	qsort(names, n, sizeof *names, cmpname);
+	if (n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(names, n, sizeof *names, cmpname);
 	for (i = 0; i < n; i++) {
 		if (rc == 0) {
 			oxi_buf_reset(&p);
