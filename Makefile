@@ -17,7 +17,7 @@ UNITS = $(UNITSRC:.c=)
 # each command links only what it needs
 LIBS_oxi-recv  = $(JQ_LIBS)
 LIBS_oxi-send  = $(JQ_LIBS)
-LIBS_oxi-guard = $(JQ_LIBS)
+LIBS_oxi-guard = $(PCRE2_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
@@ -51,7 +51,7 @@ $(LLM_OBJ): $(NET_H) $(LLM_H)
 $(TOOL_OBJ): $(NET_H) $(SBX_H) $(TOOL_H)
 $(SBX_OBJ): $(SBX_H)
 $(CHAN_OBJ): lib/channel/channel.h
-$(GUARD_OBJ): lib/guard/guard.h
+$(GUARD_OBJ): lib/guard/guard.h lib/guard/leak.h
 $(LOOP_OBJ): lib/loop/loop.h
 
 lib/liboxi.a: $(LIBOBJ)

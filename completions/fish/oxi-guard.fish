@@ -14,6 +14,7 @@ complete -c oxi-guard -n "__fish_seen_subcommand_from in out tool" -s l -x -d 'L
 complete -c oxi-guard -n "__fish_seen_subcommand_from in" -s a -x -d 'Allowlist entries'
 complete -c oxi-guard -n "__fish_seen_subcommand_from in out" -s m -x -d 'Size limit on a text in bytes'
 complete -c oxi-guard -n "__fish_seen_subcommand_from out" -s s -r -F -d 'File of secret values to redact'
+complete -c oxi-guard -n "__fish_seen_subcommand_from out" -s r -r -F -d 'File of secret rules'
 complete -c oxi-guard -n "__fish_seen_subcommand_from tool" -s p -r -F -d 'Tool policy file'
 complete -c oxi-guard -n "__fish_seen_subcommand_from pairing" -a 'list approve revoke'
 complete -c oxi-guard -n "__fish_seen_subcommand_from audit" -a verify -d 'Verify the hash chain'

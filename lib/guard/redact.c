@@ -1,6 +1,7 @@
 /*
- * redact.c - the secrets of oxi-guard out: known secret values, their
- * redaction from outbound text, and the hold-back of a draft's end
+ * redact.c - the secrets of oxi-guard out: the values configured, read
+ * and kept, and their redaction where they are written as they are
+ * (leak.c finds them in every other spelling)
  *
  * Secret values live in memory this module allocates itself and wipes
  * before freeing, including the bytes of the file they were read from.
@@ -198,23 +199,4 @@ oxi_redact(const struct oxi_secrets *sec, const char *s, size_t len,
 	if (n > 0)
 		oxi_buf_cat(out, s + start, len - start);
 	return n;
-}
-
-size_t
-oxi_redact_hold(const struct oxi_secrets *sec, const char *s, size_t len)
-{
-	const struct oxi_secret *v;
-	size_t keep = len, j, k;
-
-	for (j = 0; j < sec->n; j++) {
-		v = &sec->v[j];
-		k = v->len - 1 < len ? v->len - 1 : len;
-		for (; k > 0; k--)
-			if (memcmp(s + len - k, v->s, k) == 0) {
-				if (len - k < keep)
-					keep = len - k;
-				break;
-			}
-	}
-	return keep;
 }
