@@ -843,6 +843,17 @@ oxi_view_join(const struct oxi_view *in, struct oxi_view *out)
 	return any;
 }
 
+unsigned
+oxi_view_decode_next(const struct oxi_view *in, struct oxi_view *out)
+{
+	unsigned r;
+
+	if ((r = oxi_view_decode(in, out, OXI_DEC_PCT | OXI_DEC_ESC |
+	    OXI_DEC_HTML)))
+		return r;
+	return oxi_view_decode(in, out, OXI_DEC_HEX | OXI_DEC_B64);
+}
+
 int
 oxi_decode_all(const char *s, size_t n, struct oxi_buf *out, int maxdepth)
 {
@@ -851,7 +862,7 @@ oxi_decode_all(const char *s, size_t n, struct oxi_buf *out, int maxdepth)
 
 	oxi_view_root(&a, s, n);
 	for (d = 0; d < maxdepth; d++) {
-		if (!oxi_view_decode(&a, &b, OXI_DEC_ALL))
+		if (!oxi_view_decode_next(&a, &b))
 			break;
 		t = a;
 		a = b;

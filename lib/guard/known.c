@@ -398,8 +398,8 @@ scanform(struct oxi_kscan *ks, const struct oxi_view *v, int light,
 			memset(&p, 0, sizeof p);
 			p.val = e->val;
 			p.view = view;
-			p.lo = v->lo[idx[a]];
-			p.hi = v->hi[idx[a + len - 1]];
+			oxi_view_span(v, idx[a], idx[a + len - 1] + 1, &p.lo,
+			    &p.hi);
 			p.depth = v->depth;
 			if (addpiece(ks, &p) < 0)
 				return -1;

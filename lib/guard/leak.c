@@ -25,6 +25,13 @@
 void
 oxi_hits_add(struct oxi_hits *h, const struct oxi_hit *x)
 {
+	size_t i;
+
+	/* a later view finds again what an earlier one found */
+	for (i = h->n; i-- > 0 && h->n - i < 4096;)
+		if (h->v[i].lo == x->lo && h->v[i].hi == x->hi &&
+		    h->v[i].kind == x->kind && h->v[i].idx == x->idx)
+			return;
 	if (h->n == h->cap) {
 		h->cap = h->cap ? h->cap * 2 : 16;
 		h->v = xrealloc(h->v, h->cap * sizeof *h->v);
@@ -375,7 +382,7 @@ scan(const struct oxi_leak *lk, struct oxi_kscan *ks, struct oxi_kscan *kc, cons
 		return -1;
 	}
 	for (nv = 1; nv <= OXI_DEC_DEPTH; nv++) {
-		if (!oxi_view_decode(&v[nv - 1], &x, OXI_DEC_ALL))
+		if (!oxi_view_decode_next(&v[nv - 1], &x))
 			break;
 		if (oxi_view_fold(&x, &v[nv]) < 0) {
 			res->err = "a decoded text could not be folded";

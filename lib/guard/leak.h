@@ -22,7 +22,7 @@
 #define OXI_DEC_ESC	0x08	/* \uXXXX \u{X} \UXXXXXXXX \xHH U+XXXX */
 #define OXI_DEC_HTML	0x10	/* HTML entities, &#N; &#xH; &name; */
 #define OXI_DEC_ALL	0x1f
-#define OXI_DEC_DEPTH	8	/* layers decoded at most */
+#define OXI_DEC_DEPTH	10	/* layers decoded at most */
 
 struct oxi_view {
 	struct oxi_buf b;	/* the bytes, NUL-terminated */
@@ -33,6 +33,15 @@ struct oxi_view {
 };
 #define OXI_VIEW_INIT	{ .b = OXI_BUF_INIT, .lo = NULL, .hi = NULL, \
 	.cap = 0, .how = 0, .depth = 0 }
+/* the span of the original that bytes [a, b) of v stand for (a view may
+ * run backwards) */
+static inline void
+oxi_view_span(const struct oxi_view *v, size_t a, size_t b, uint32_t *lo,
+    uint32_t *hi)
+{
+	*lo = v->lo[a] < v->lo[b - 1] ? v->lo[a] : v->lo[b - 1];
+	*hi = v->hi[a] > v->hi[b - 1] ? v->hi[a] : v->hi[b - 1];
+}
 /* the original text: each byte stands for itself */
 void oxi_view_root(struct oxi_view *, const char *s, size_t n);
 /* out = in folded for matching (no case folding): 0, or -1 */
@@ -40,6 +49,9 @@ int oxi_view_fold(const struct oxi_view *in, struct oxi_view *out);
 /* one layer of in decoded into out: the decoders that changed something */
 unsigned oxi_view_decode(const struct oxi_view *in, struct oxi_view *out,
     unsigned which);
+/* the next layer: escapes first (percent, backslash, U+, entities),
+ * runs (hex, base64) once none is left */
+unsigned oxi_view_decode_next(const struct oxi_view *in, struct oxi_view *out);
 /* the reversal (by characters), the ROT13, the spaced letters joined:
  * 1 if out differs from in, else 0 */
 int oxi_view_reverse(const struct oxi_view *in, struct oxi_view *out);

@@ -40,6 +40,7 @@ struct srule {
 	char *id;
 	struct re re;		/* the pattern */
 	int group;		/* the secret's capture group */
+	int alt[4];		/* or the first set of groups s2 .. s5 */
 	double entropy;		/* at least this, or 0 */
 	struct re *allow;	/* allowlist */
 	size_t nallow;
@@ -72,6 +73,8 @@ struct oxi_srules {
 	pcre2_match_context *mctx;
 	pcre2_jit_stack *jstack;
 	size_t maxlen;
+	char **defs;		/* defines: name, value, name, value ... */
+	size_t ndefs;
 	/* keywords while parsing: (rule, word) */
 	struct kw { int rule; char *w; } *kw;
 	size_t nkw, capkw;
@@ -84,14 +87,44 @@ addstr(char ***v, size_t *n, const char *s, size_t len)
 	(*v)[(*n)++] = xstrndup(s, len);
 }
 
-static int
-compile(struct re *re, const char *pat, size_t len, const char **err)
+/* pat with each {NAME} of a define replaced by its value, into b */
+static void
+expand(const struct oxi_srules *rs, const char *pat, size_t len,
+    struct oxi_buf *b)
 {
+	size_t i, k, nl;
+
+	for (i = 0; i < len; i++) {
+		if (pat[i] == '{' && (i == 0 || pat[i - 1] != '\\'))
+			for (k = 0; k + 1 < rs->ndefs; k += 2) {
+				nl = strlen(rs->defs[k]);
+				if (i + nl + 2 <= len && memcmp(pat + i + 1,
+				    rs->defs[k], nl) == 0 && pat[i + 1 + nl] ==
+				    '}') {
+					oxi_buf_cats(b, rs->defs[k + 1]);
+					i += nl + 1;
+					break;
+				}
+			}
+		else
+			k = rs->ndefs;
+		if (k >= rs->ndefs)
+			oxi_buf_putc(b, pat[i]);
+	}
+}
+
+static int
+compile(const struct oxi_srules *rs, struct re *re, const char *pat,
+    size_t len, const char **err)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
 	int e;
 	PCRE2_SIZE off;
 
-	re->code = pcre2_compile((PCRE2_SPTR)pat, len, PCRE2_MULTILINE, &e,
-	    &off, NULL);
+	expand(rs, pat, len, &b);
+	re->code = pcre2_compile((PCRE2_SPTR)(b.s ? b.s : ""), b.len,
+	    PCRE2_MULTILINE, &e, &off, NULL);
+	oxi_buf_free(&b);
 	if (!re->code) {
 		*err = "a regex does not compile";
 		return -1;
@@ -153,7 +186,7 @@ setting(struct oxi_srules *rs, struct srule *r, const char *k, size_t kl,
 
 #define IS(s)	(kl == strlen(s) && memcmp(k, s, kl) == 0)
 	if (IS("allow") || IS("allow-match") || IS("allow-line")) {
-		if (compile(&re, val, vl, err) < 0)
+		if (compile(rs, &re, val, vl, err) < 0)
 			return -1;
 		re.target = kl == 5 ? 's' : k[6];
 		if (r) {
@@ -172,6 +205,23 @@ setting(struct oxi_srules *rs, struct srule *r, const char *k, size_t kl,
 			words(&r->stop, &r->nstop, val, vl);
 		else
 			words(&rs->stop, &rs->nstop, val, vl);
+		return 0;
+	}
+	if (!r && IS("define")) {
+		for (sp = 0; sp < vl && !isspace((unsigned char)val[sp]); sp++)
+			;
+		for (i = sp; i < vl && isspace((unsigned char)val[i]); i++)
+			;
+		if (sp == 0 || i == vl) {
+			*err = "define wants NAME VALUE";
+			return -1;
+		}
+		rs->defs = xrealloc(rs->defs, (rs->ndefs + 2) *
+		    sizeof *rs->defs);
+		rs->defs[rs->ndefs++] = xstrndup(val, sp);
+		b.s = NULL;
+		expand(rs, val + i, vl - i, &b);
+		rs->defs[rs->ndefs++] = b.s ? b.s : xstrdup("");
 		return 0;
 	}
 	if (!r) {
@@ -210,11 +260,21 @@ setting(struct oxi_srules *rs, struct srule *r, const char *k, size_t kl,
 				return -1;
 			}
 			assign(&b, val, sp, val + i, vl - i);
-			rc = compile(&r->re, b.s, b.len, err);
+			rc = compile(rs, &r->re, b.s, b.len, err);
 			oxi_buf_free(&b);
 		} else
-			rc = compile(&r->re, val, vl, err);
+			rc = compile(rs, &r->re, val, vl, err);
 		if (rc == 0) {
+			static const char *const alts[] = { "s2", "s3", "s4",
+			    "s5" };
+			int a;
+
+			for (a = 0; a < 4; a++) {
+				int g = pcre2_substring_number_from_name(
+				    r->re.code, (PCRE2_SPTR)alts[a]);
+
+				r->alt[a] = g > 0 ? g : 0;
+			}
 			i = pcre2_substring_number_from_name(r->re.code,
 			    (PCRE2_SPTR)"s");
 			if ((int)i > 0)
@@ -516,6 +576,7 @@ oxi_srules_free(struct oxi_srules *rs)
 	free(rs->v);
 	refree(rs->allow, rs->nallow);
 	strsfree(rs->stop, rs->nstop);
+	strsfree(rs->defs, rs->ndefs);
 	for (i = 0; i < rs->nkw; i++)
 		free(rs->kw[i].w);
 	free(rs->kw);
@@ -616,7 +677,7 @@ runrule(const struct oxi_srules *rs, int k, const struct oxi_view *v,
 	PCRE2_SIZE *ov;
 	struct oxi_hit h;
 	size_t at = from > *done ? from : *done, ms, me, ss, se;
-	int rc, a, res = 0;
+	int rc, a, g, res = 0;
 
 	md = pcre2_match_data_create_from_pattern(r->re.code, NULL);
 	while (at < to) {
@@ -632,11 +693,14 @@ runrule(const struct oxi_srules *rs, int k, const struct oxi_view *v,
 		ms = ov[0];
 		me = ov[1];
 		at = me > ms ? me : ms + 1;
-		if (r->group < rc && ov[2 * r->group] != PCRE2_UNSET) {
-			ss = ov[2 * r->group];
-			se = ov[2 * r->group + 1];
-		} else
+		g = r->group;
+		for (a = 0; a < 4 && r->alt[a] > 0 && (g >= rc ||
+		    ov[2 * g] == PCRE2_UNSET); a++)
+			g = r->alt[a];
+		if (g >= rc || ov[2 * g] == PCRE2_UNSET)
 			continue;
+		ss = ov[2 * g];
+		se = ov[2 * g + 1];
 		if (se <= ss)
 			continue;
 		if (r->entropy > 0 && entropy(t + ss, se - ss) < r->entropy)
@@ -655,8 +719,7 @@ runrule(const struct oxi_srules *rs, int k, const struct oxi_view *v,
 		if (a)
 			continue;
 		memset(&h, 0, sizeof h);
-		h.lo = v->lo[ss];
-		h.hi = v->hi[se - 1];
+		oxi_view_span(v, ss, se, &h.lo, &h.hi);
 		h.kind = OXI_HIT_RULE;
 		h.idx = k;
 		h.depth = v->depth;
