@@ -49,7 +49,10 @@ struct srule {
 	size_t after;		/* window after a keyword */
 	size_t maxlen;		/* the longest secret */
 	int nkw;		/* keywords: 0 runs everywhere */
+	int check;		/* CHECK_*: a test of the secret's shape */
 };
+
+enum { CHECK_NONE, CHECK_JWT };
 
 /* the keyword automaton: byte classes, a goto table, outputs */
 struct ac {
@@ -142,7 +145,7 @@ static void
 assign(struct oxi_buf *b, const char *ident, size_t il, const char *sec,
     size_t sl)
 {
-	oxi_buf_cats(b, "(?<![\\w.-])[\\w.-]{0,40}?(?i:");
+	oxi_buf_cats(b, "(?i)(?<![\\w.-])[\\w.-]{0,40}?(?:");
 	oxi_buf_cat(b, ident, il);
 	oxi_buf_cats(b, ")(?:[\\w.-]{0,20}?)(?:[\"'\\]]{0,2}[ \\t]{0,3})"
 	    "(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,|\\(|<-)[ \\t]{0,3}"
@@ -298,7 +301,10 @@ setting(struct oxi_srules *rs, struct srule *r, const char *k, size_t kl,
 		r->after = (size_t)strtoul(b.s, &end, 10);
 	else if (IS("maxlen"))
 		r->maxlen = (size_t)strtoul(b.s, &end, 10);
-	else if (IS("description") || IS("path"))
+	else if (IS("check")) {
+		r->check = strcmp(b.s, "jwt") == 0 ? CHECK_JWT : -1;
+		end = r->check < 0 ? b.s : b.s + vl;
+	} else if (IS("description") || IS("path"))
 		end = b.s + vl;
 	else {
 		free(b.s);
@@ -666,6 +672,37 @@ allowed(const struct oxi_srules *rs, const struct re *v, size_t nv,
 	return res;
 }
 
+/*
+ * A JSON Web Token's header is base64url of a JSON object: what it
+ * decodes to begins with '{' and ends with '}'.
+ */
+static int
+jwtok(const char *s, size_t n)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+	    "qrstuvwxyz0123456789-_";
+	unsigned long acc = 0;
+	size_t i, bits = 0;
+	const char *p;
+	int c, first = 0, last = 0;
+
+	for (i = 0; i < n && s[i] != '.'; i++) {
+		if (!(p = memchr(a, s[i], 64)))
+			return 0;
+		acc = acc << 6 | (unsigned long)(p - a);
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			c = (int)(acc >> bits & 0xff);
+			if (c <= ' ' || c > 0x7e)
+				continue;	/* a mangled byte is let be */
+			if (!first)
+				first = c;
+			last = c;
+		}
+	}
+	return first == '{' && last == '}';
+}
+
 /* rule k over v's bytes [from, to): its findings to hits */
 static int
 runrule(const struct oxi_srules *rs, int k, const struct oxi_view *v,
@@ -704,6 +741,8 @@ runrule(const struct oxi_srules *rs, int k, const struct oxi_view *v,
 		if (se <= ss)
 			continue;
 		if (r->entropy > 0 && entropy(t + ss, se - ss) < r->entropy)
+			continue;
+		if (r->check == CHECK_JWT && !jwtok(t + ss, se - ss))
 			continue;
 		if (stopped(r->stop, r->nstop, t + ss, se - ss) ||
 		    stopped(rs->stop, rs->nstop, t + ss, se - ss))
@@ -760,6 +799,10 @@ oxi_srules_scan(const struct oxi_srules *rs, const struct oxi_view *v,
 			k = *rules;
 			lo = i + 1 > BEFORE + 32 ? i + 1 - BEFORE - 32 : 0;
 			hi = i + rs->v[k].after < n ? i + rs->v[k].after : n;
+			if (rs->v[k].maxlen + 64 > rs->v[k].after &&
+			    i + rs->v[k].maxlen + 64 > hi)
+				hi = i + rs->v[k].maxlen + 64 < n ?
+				    i + rs->v[k].maxlen + 64 : n;
 			if (wlo[k] != (size_t)-1 && lo <= whi[k]) {
 				if (hi > whi[k])
 					whi[k] = hi;
