@@ -28,7 +28,7 @@ now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(getenv("LEAK_CPU") ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
@@ -48,6 +48,7 @@ main(int argc, char *argv[])
 	size_t i, ns, n;
 	unsigned long fl;
 	long reps = 1, k;
+	int timing = 0;
 	unsigned flags;
 	double t0;
 	jv rec, t, o, hits, h;
@@ -72,8 +73,11 @@ main(int argc, char *argv[])
 	if (optind >= argc)
 		oxi_die(100, "scan, decode or time?");
 	mode = argv[optind];
-	if (strcmp(mode, "time") == 0 && optind + 1 < argc)
-		reps = atol(argv[optind + 1]);
+	if (strcmp(mode, "time") == 0) {
+		timing = 1;
+		if (optind + 1 < argc)
+			reps = atol(argv[optind + 1]);
+	}
 	if (rules && !(lk.rules = oxi_srules_load(rules, &err, &line)))
 		oxi_die(100, "%s, line %lu: %s", rules, line, err);
 	lk.home = getenv("HOME");
@@ -113,10 +117,10 @@ main(int argc, char *argv[])
 			t0 = now();
 			r = oxi_leak_text(&lk, canary, NULL,
 			    jv_string_value(t), n, flags, 256, &res);
-			if (reps > 1)
+			if (timing)
 				printf("%.1f\n", now() - t0);
 		}
-		if (reps > 1) {
+		if (timing) {
 			jv_free(o);
 			jv_free(t);
 			jv_free(rec);

@@ -273,12 +273,22 @@ struct pass {
 	size_t poscap;
 	unsigned which;		/* decoders allowed */
 	unsigned did;		/* decoders that changed something */
+	size_t lit;		/* in's bytes from here on are not yet out */
 };
 
-/* emits tmp for in's bytes [i, j): 1 */
+/* in's bytes up to i as they are, then the run [i, j) stands for */
+static void
+flushto(struct pass *p, size_t i, size_t j)
+{
+	copy(p->out, p->in, p->lit, i);
+	p->lit = j;
+}
+
+/* emits tmp for in's bytes [i, j), what came before them first: 1 */
 static int
 emit(struct pass *p, size_t i, size_t j, unsigned how)
 {
+	flushto(p, i, j);
 	put(p->out, p->tmp.s, p->tmp.len, p->in->lo[i], p->in->hi[j - 1]);
 	p->did |= how;
 	return 1;
@@ -479,6 +489,7 @@ entity(struct pass *p, size_t i, size_t *adv)
 	}
 	*adv = j - i;
 	if (p->tmp.len == 0) {
+		flushto(p, i, j);
 		p->did |= OXI_DEC_HTML;
 		return 1;
 	}
@@ -580,7 +591,6 @@ hexrun(struct pass *p, size_t i, size_t *adv)
 			oxi_buf_putc(&p->tmp, (int)v);
 		}
 		if (k + 2 > j && pr.need == 0 && p->tmp.len >= OUT_MIN) {
-			copy(p->out, p->in, i, i + off);
 			*adv = k - i;
 			return emit(p, i + off, k, OXI_DEC_HEX);
 		}
@@ -684,7 +694,6 @@ b64run(struct pass *p, size_t i, size_t *adv)
 			while (end < p->n && t[end] == '=' &&
 			    end < p->pos[nc - 1] + 4)
 				end++;
-		copy(p->out, p->in, i, p->pos[s]);
 		*adv = end - i;
 		return emit(p, p->pos[s], end, OXI_DEC_B64);
 	}
@@ -696,7 +705,7 @@ oxi_view_decode(const struct oxi_view *in, struct oxi_view *out,
     unsigned which)
 {
 	struct pass p;
-	size_t i = 0, adv, lit;
+	size_t i = 0, adv;
 	unsigned char c;
 	int r;
 
@@ -708,7 +717,6 @@ oxi_view_decode(const struct oxi_view *in, struct oxi_view *out,
 	p.n = in->b.len;
 	p.which = which;
 	start(out, in);
-	lit = 0;
 	while (i < p.n) {
 		c = (unsigned char)p.t[i];
 		r = 0;
@@ -737,16 +745,15 @@ oxi_view_decode(const struct oxi_view *in, struct oxi_view *out,
 			continue;
 		}
 		/* a whole word of base64 characters that did not decode */
-		lit = 1;
+		i++;
 		if (b64v[c] >= 0)
-			while (i + lit < p.n && b64v[(unsigned char)p.t[i +
-			    lit]] >= 0)
-				lit++;
-		copy(out, in, i, i + lit);
-		i += lit;
+			while (i < p.n && b64v[(unsigned char)p.t[i]] >= 0)
+				i++;
 	}
-	if (p.did)
+	if (p.did) {
+		flushto(&p, p.n, p.n);
 		out->depth = in->depth + 1;
+	}
 	out->how |= p.did;
 	oxi_buf_free(&p.tmp);
 	free(p.pos);
@@ -757,18 +764,24 @@ int
 oxi_view_reverse(const struct oxi_view *in, struct oxi_view *out)
 {
 	const char *t = in->b.s ? in->b.s : "";
-	size_t j = in->b.len, k;
+	size_t n = in->b.len, j = n, k, at = 0;
 
 	start(out, in);
+	need(out, n);
 	while (j > 0) {
 		k = j - 1;
 		while (k > 0 && ((unsigned char)t[k] & 0xc0) == 0x80 &&
 		    j - k < 4)
 			k--;
-		copy(out, in, k, j);
+		memcpy(out->b.s + at, t + k, j - k);
+		memcpy(out->lo + at, in->lo + k, (j - k) * sizeof *out->lo);
+		memcpy(out->hi + at, in->hi + k, (j - k) * sizeof *out->hi);
+		at += j - k;
 		j = k;
 	}
-	return in->b.len > 1;
+	out->b.len = n;
+	out->b.s[n] = '\0';
+	return n > 1;
 }
 
 int
@@ -810,6 +823,16 @@ oxi_view_join(const struct oxi_view *in, struct oxi_view *out)
 	size_t n = in->b.len, i = 0, j, k, g, cnt;
 	int any = 0;
 
+	/* quick: is there a run like "a b c d e f g h" at all? */
+	for (i = 0, cnt = 0; i < n && cnt < 8; i++)
+		if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' &&
+		    (i == 0 || gap(t, n, i - 1)) && gap(t, n, i + 1))
+			cnt++;
+		else if (!gap(t, n, i) && ((unsigned char)t[i] & 0xc0) != 0x80)
+			cnt = 0;
+	if (cnt < 8)
+		return 0;
+	i = 0;
 	start(out, in);
 	while (i < n) {
 		/* single characters, each followed by one gap */

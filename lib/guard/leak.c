@@ -403,10 +403,12 @@ scan(const struct oxi_leak *lk, struct oxi_kscan *ks, struct oxi_kscan *kc, cons
 	}
 	/* the rules only: V0 backwards, in ROT13, with spaced letters joined */
 	if (rc == 0 && lk->rules) {
-		if (oxi_view_reverse(&v[0], &y) &&
+		if (oxi_srules_wants(lk->rules, &v[0], 1) &&
+		    oxi_view_reverse(&v[0], &y) &&
 		    oxi_srules_scan(lk->rules, &y, &res->hits) < 0)
 			rc = -1;
-		if (rc == 0 && oxi_view_rot13(&v[0], &y) &&
+		if (rc == 0 && oxi_srules_wants(lk->rules, &v[0], 2) &&
+		    oxi_view_rot13(&v[0], &y) &&
 		    oxi_srules_scan(lk->rules, &y, &res->hits) < 0)
 			rc = -1;
 		if (rc == 0 && oxi_view_join(&v[0], &y) &&

@@ -138,6 +138,10 @@ size_t oxi_srules_count(const struct oxi_srules *);
 const char *oxi_srules_id(const struct oxi_srules *, int idx);
 /* the longest secret a rule may find, for the hold-back of drafts */
 size_t oxi_srules_maxlen(const struct oxi_srules *);
+/* would a rule's keyword be found in v read forwards (how 0), backwards
+ * (1) or in ROT13 (2)?  Rules without keywords are left out. */
+int oxi_srules_wants(const struct oxi_srules *, const struct oxi_view *v,
+    int how);
 /* the rules' findings in v added to hits: 0, or -1 (a match limit: the
  * text could not be judged) */
 int oxi_srules_scan(const struct oxi_srules *, const struct oxi_view *v,

@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,7 +130,13 @@ compile(const struct oxi_srules *rs, struct re *re, const char *pat,
 	    PCRE2_MULTILINE, &e, &off, NULL);
 	oxi_buf_free(&b);
 	if (!re->code) {
-		*err = "a regex does not compile";
+		static char msg[160];
+		char pm[120];
+
+		pcre2_get_error_message(e, (PCRE2_UCHAR *)pm, sizeof pm);
+		snprintf(msg, sizeof msg, "a regex does not compile: %s (at "
+		    "%zu)", pm, (size_t)off);
+		*err = msg;
 		return -1;
 	}
 	pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
@@ -769,6 +776,32 @@ runrule(const struct oxi_srules *rs, int k, const struct oxi_view *v,
 	*done = at;
 	pcre2_match_data_free(md);
 	return res;
+}
+
+int
+oxi_srules_wants(const struct oxi_srules *rs, const struct oxi_view *v,
+    int how)
+{
+	const struct ac *a;
+	const unsigned char *t;
+	size_t i, n;
+	int s = 0, c;
+
+	if (!rs || rs->n == 0)
+		return 0;
+	a = &rs->ac;
+	t = (const unsigned char *)v->b.s;
+	n = v->b.len;
+	for (i = 0; i < n; i++) {
+		c = how == 1 ? t[n - 1 - i] : t[i];
+		if (how == 2 && ((c >= 'a' && c <= 'z') || (c >= 'A' &&
+		    c <= 'Z')))
+			c = (c | 0x20) < 'n' ? c + 13 : c - 13;
+		s = a->go[s * a->ncls + a->cls[c]];
+		if (a->out[s])
+			return 1;
+	}
+	return 0;
 }
 
 int
