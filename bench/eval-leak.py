@@ -613,11 +613,8 @@ def canary_of(session):
     """the canary as oxi(7), CANARY, defines it"""
     import hashlib
     k = bytes.fromhex(open(canary_key()).read()[:64])
-    h = hashlib.blake2b(b'oxi-canary-v1\0' + session.encode(), key=k,
-                        digest_size=16).digest()
-    bits = int.from_bytes(h, 'big') << 2
-    a = 'abcdefghijklmnopqrstuvwxyz234567'
-    return ''.join(a[(bits >> (5 * (25 - i))) & 31] for i in range(26))
+    return hashlib.blake2b(b'oxi-canary-v1\0' + session.encode(), key=k,
+                           digest_size=16).hexdigest()
 
 
 SYSTEM = 'You are oxi, a helpful personal assistant. Answer concisely. ' \

@@ -8,8 +8,8 @@
  * (getrandom(2)) kept in a file of mode 0600, $OXI_CANARY_KEY_FILE or
  * canary.key in the state directory, which oxi-loop creates.  The canary
  * of a session is the keyed BLAKE2b of "oxi-canary-v1", a NUL and the
- * session's id, cut to 128 bits and written in 26 letters of lower-case
- * base32: unique per session, and no use to guess from another's.
+ * session's id, cut to 128 bits and written in 32 lower-case hex digits:
+ * unique per session, and no use to guess from another's.
  * oxi(7), CANARY, is the contract; lib/loop/tripwire.c the other side.
  */
 #include <errno.h>
@@ -91,32 +91,14 @@ oxi_canary_load(void)
 int
 oxi_canary_of(const char *session, char *out)
 {
-	static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
-	static const char tag[] = "oxi-canary-v1";
-	crypto_generichash_state st;
-	unsigned char h[16];
-	unsigned long acc = 0;
-	int bits = 0, i, k = 0;
+	unsigned char h[16], m[4096];
+	int n;
 
-	if (!haskey)
+	n = snprintf((char *)m, sizeof m, "oxi-canary-v1%c%s", 0, session);
+	if (!haskey || n < 0 || (size_t)n >= sizeof m)
 		return -1;
-	crypto_generichash_init(&st, key, sizeof key, sizeof h);
-	crypto_generichash_update(&st, (const unsigned char *)tag,
-	    sizeof tag);
-	crypto_generichash_update(&st, (const unsigned char *)session,
-	    strlen(session));
-	crypto_generichash_final(&st, h, sizeof h);
-	for (i = 0; i < (int)sizeof h; i++) {
-		acc = acc << 8 | h[i];
-		bits += 8;
-		while (bits >= 5) {
-			bits -= 5;
-			out[k++] = b32[acc >> bits & 31];
-		}
-	}
-	if (bits > 0)
-		out[k++] = b32[acc << (5 - bits) & 31];
-	out[k] = '\0';
+	crypto_generichash(h, sizeof h, m, (size_t)n, key, sizeof key);
+	sodium_bin2hex(out, OXI_CANARY_LEN + 1, h, sizeof h);
 	oxi_wipe(h, sizeof h);
 	return 0;
 }

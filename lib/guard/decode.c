@@ -1,7 +1,8 @@
 /*
  * decode.c - views of a text for the leak scanner: folded, decoded one
  * layer at a time (base64, hex, percent, backslash and U+ escapes, HTML
- * entities), reversed, in ROT13, and with its spaced letters joined
+ * entities), reversed, in ROT13, and with its spaced letters joined; and
+ * the findings in them (struct oxi_hits)
  *
  * Each byte of a view carries the span of the original text it stands
  * for: a decoded byte stands for the whole encoded run it came from, so
@@ -126,6 +127,31 @@ oxi_view_free(struct oxi_view *v)
 	free(v->hi);
 	v->lo = v->hi = NULL;
 	v->cap = 0;
+}
+
+void
+oxi_hits_add(struct oxi_hits *h, const struct oxi_hit *x)
+{
+	size_t i;
+
+	/* a later view finds again what an earlier one found */
+	for (i = h->n; i-- > 0 && h->n - i < 4096;)
+		if (h->v[i].lo == x->lo && h->v[i].hi == x->hi &&
+		    h->v[i].kind == x->kind && h->v[i].idx == x->idx)
+			return;
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 16;
+		h->v = xrealloc(h->v, h->cap * sizeof *h->v);
+	}
+	h->v[h->n++] = *x;
+}
+
+void
+oxi_hits_free(struct oxi_hits *h)
+{
+	free(h->v);
+	h->v = NULL;
+	h->n = h->cap = 0;
 }
 
 int
@@ -575,7 +601,7 @@ hexrun(struct pass *p, size_t i, size_t *adv)
 		return 0;
 	if (i + 2 < p->n && t[i] == '0' && (t[i + 1] == 'x' ||
 	    t[i + 1] == 'X') && hexv[(unsigned char)t[i + 2]] >= 0)
-		pre = 2;	/* 0x6465...: the prefix stays */
+		pre = 2;	/* 0x6465... */
 	for (j = i + pre; j < p->n && hexv[(unsigned char)t[j]] >= 0; j++)
 		;
 	len = j - i - pre;
@@ -592,7 +618,9 @@ hexrun(struct pass *p, size_t i, size_t *adv)
 		}
 		if (k + 2 > j && pr.need == 0 && p->tmp.len >= OUT_MIN) {
 			*adv = k - i;
-			return emit(p, i + off, k, OXI_DEC_HEX);
+			/* the 0x goes with the digits, a stray first digit
+			 * stays */
+			return emit(p, off == 1 ? i + 1 : i, k, OXI_DEC_HEX);
 		}
 	}
 	return 0;

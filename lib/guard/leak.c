@@ -10,7 +10,7 @@
  * reversed, in ROT13 and with its spaced letters joined.  A finding in
  * any view redacts the span of the original it stands for.
  */
-#define _GNU_SOURCE
+#define _GNU_SOURCE	/* memmem */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,31 +21,6 @@
 #define REDACTED	"[REDACTED]"
 #define IMAGE_GONE	"[image removed]"
 #define LINK_GONE	"[link removed]"
-
-void
-oxi_hits_add(struct oxi_hits *h, const struct oxi_hit *x)
-{
-	size_t i;
-
-	/* a later view finds again what an earlier one found */
-	for (i = h->n; i-- > 0 && h->n - i < 4096;)
-		if (h->v[i].lo == x->lo && h->v[i].hi == x->hi &&
-		    h->v[i].kind == x->kind && h->v[i].idx == x->idx)
-			return;
-	if (h->n == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 16;
-		h->v = xrealloc(h->v, h->cap * sizeof *h->v);
-	}
-	h->v[h->n++] = *x;
-}
-
-void
-oxi_hits_free(struct oxi_hits *h)
-{
-	free(h->v);
-	h->v = NULL;
-	h->n = h->cap = 0;
-}
 
 void
 oxi_leak_res_free(struct oxi_leak_res *r)
@@ -353,11 +328,14 @@ draftcut(const char *s, size_t n, size_t hold)
 	size_t cut = n > hold ? n - hold : 0, i;
 	const char *p, *q;
 
-	for (i = n; i > 0 && s[i - 1] != ' ' && s[i - 1] != '\n' &&
+	/* back to the start of the word the cut falls in, or of the last
+	 * word: a token may still grow */
+	if (cut == n)
+		cut = n - 1 + (n == 0);
+	for (i = cut; i > 0 && s[i - 1] != ' ' && s[i - 1] != '\n' &&
 	    s[i - 1] != '\t'; i--)
 		;
-	if (i < cut)
-		cut = i;
+	cut = i;
 	/* "-----BEGIN ... PRIVATE KEY-----" with no END after it */
 	for (p = s; (q = memmem(p, n - (size_t)(p - s), "-----BEGIN", 10));
 	    p = q + 10)
@@ -478,12 +456,14 @@ oxi_leak_text(const struct oxi_leak *lk, const struct oxi_known *canary,
 		red = d->kind == 0;
 		rep = d->rep;
 		for (i++; i < e.n && e.v[i].lo < hi; i++) {
-			if (e.v[i].hi > hi)
-				hi = e.v[i].hi;
-			if (e.v[i].kind == 0 && !red) {
+			/* a link removed whole takes what is inside it */
+			if (e.v[i].kind == 0 && !red && (e.v[i].hi > hi ||
+			    d->kind != 1 || !*d->rep)) {
 				red = 1;
 				rep = REDACTED;
 			}
+			if (e.v[i].hi > hi)
+				hi = e.v[i].hi;
 		}
 		if (lo < at)
 			lo = at;

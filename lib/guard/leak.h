@@ -186,7 +186,7 @@ void oxi_leak_res_free(struct oxi_leak_res *);
 
 /* canary.c: the canary of a session, derived from a key both oxi-loop
  * and oxi-guard out read ($OXI_CANARY_KEY_FILE or STATE/canary.key) */
-#define OXI_CANARY_LEN	26	/* 130 bits in lower-case base32 */
+#define OXI_CANARY_LEN	32	/* 128 bits in hex */
 /* loads the key if it is there: 1 loaded, 0 not there (yet), -1 error */
 int oxi_canary_load(void);
 /* the canary of session into out (OXI_CANARY_LEN + 1): 0, or -1 no key */

@@ -97,22 +97,22 @@ expand(const struct oxi_srules *rs, const char *pat, size_t len,
     struct oxi_buf *b)
 {
 	size_t i, k, nl;
+	int found;
 
 	for (i = 0; i < len; i++) {
+		found = 0;
 		if (pat[i] == '{' && (i == 0 || pat[i - 1] != '\\'))
-			for (k = 0; k + 1 < rs->ndefs; k += 2) {
+			for (k = 0; k + 1 < rs->ndefs && !found; k += 2) {
 				nl = strlen(rs->defs[k]);
 				if (i + nl + 2 <= len && memcmp(pat + i + 1,
 				    rs->defs[k], nl) == 0 && pat[i + 1 + nl] ==
 				    '}') {
 					oxi_buf_cats(b, rs->defs[k + 1]);
 					i += nl + 1;
-					break;
+					found = 1;
 				}
 			}
-		else
-			k = rs->ndefs;
-		if (k >= rs->ndefs)
+		if (!found)
 			oxi_buf_putc(b, pat[i]);
 	}
 }
