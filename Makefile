@@ -45,13 +45,14 @@ NET_H != ls lib/net/*.h
 LLM_H != ls lib/llm/*.h
 TOOL_H != ls lib/tool/*.h
 SBX_H != ls lib/sandbox/*.h
+GUARD_H != ls lib/guard/*.h
 $(LIBOBJ): lib/oxi.h config.mk
 $(NET_OBJ): $(NET_H)
 $(LLM_OBJ): $(NET_H) $(LLM_H)
 $(TOOL_OBJ): $(NET_H) $(SBX_H) $(TOOL_H)
 $(SBX_OBJ): $(SBX_H)
 $(CHAN_OBJ): lib/channel/channel.h
-$(GUARD_OBJ): lib/guard/guard.h lib/guard/leak.h
+$(GUARD_OBJ): $(GUARD_H)
 $(LOOP_OBJ): lib/loop/loop.h
 
 lib/liboxi.a: $(LIBOBJ)

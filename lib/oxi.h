@@ -120,9 +120,9 @@ int oxi_mkdirp(const char *path, mode_t mode);
  */
 const char *oxi_state_dir(void);
 const char *oxi_config_dir(void);
-/* the approval store of held commands: $OXI_SHELL_APPROVED, else
- * shell-approved in the configuration directory; static, or NULL */
-const char *oxi_approved_path(void);
+/* the approval store: $OXI_SHELL_APPROVED or shell-approved in the config
+ * dir; guard: $OXI_GUARD_APPROVED or guard-approved; static, or NULL */
+const char *oxi_approved_path(int guard);
 /* getenv that treats "" as unset */
 const char *oxi_getenv(const char *);
 

@@ -11,6 +11,11 @@ echo 'beta' >"$TMP/ws/b.txt"
 # a model that reads a.txt, then b.txt, then answers with what it read
 cat >"$TMP/model.py" <<'EOT'
 import json, sys
+import re
+def unwrap(s):
+    m = re.match(r'<external_content [^\n]*id="([0-9a-f]+)">\n(.*)\n'
+                 r'</external_content id="\1">$', s, re.S)
+    return m.group(2) if m else s
 for line in sys.stdin:
     req = json.loads(line)
     if req.get("type") != "llm.request":
@@ -25,7 +30,8 @@ for line in sys.stdin:
         stop = "tool_use"
     else:
         msg = {"role": "assistant",
-               "content": "Read: " + " ".join(t["content"].strip() for t in tools)}
+               "content": "Read: " + " ".join(unwrap(t["content"]).strip()
+                                          for t in tools)}
         stop = "end"
     sys.stdout.write(json.dumps({"v": 1, "type": "llm.response",
                                  "id": req["id"], "message": msg,

@@ -14,13 +14,18 @@ mkdir -p "$TMP/ws" "$TMP/conf"
 # tool said
 cat >"$TMP/model.py" <<'EOT'
 import json, sys
+import re
+def unwrap(s):
+    m = re.match(r'<external_content [^\n]*id="([0-9a-f]+)">\n(.*)\n'
+                 r'</external_content id="\1">$', s, re.S)
+    return m.group(2) if m else s
 for line in sys.stdin:
     req = json.loads(line)
     if req.get("type") != "llm.request":
         continue
     last = req["messages"][-1]
     if last["role"] == "tool":
-        msg = {"role": "assistant", "content": "tool: " + last["content"]}
+        msg = {"role": "assistant", "content": "tool: " + unwrap(last["content"])}
         stop = "end"
     else:
         msg = {"role": "assistant", "content": None,

@@ -24,7 +24,8 @@ check 'the tool result reached the model as a tool message' \
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
 tool = [m for r in reqs for m in r[\"messages\"] if m[\"role\"] == \"tool\"]
-assert tool and tool[0][\"content\"].startswith(\"the plans are in the shed\"), tool
+assert tool and tool[0][\"content\"].startswith(\"<external_content trust=\\\"external\\\" source=\\\"workspace\\\"\"), tool
+assert \"\\nthe plans are in the shed\\n\" in tool[0][\"content\"], tool
 calls = [m for r in reqs for m in r[\"messages\"] if m.get(\"tool_calls\")]
 assert calls[0][\"tool_calls\"][0][\"id\"] == tool[0][\"tool_call_id\"]
 assert any(t[\"function\"][\"name\"] == \"read_file\" for t in reqs[0][\"tools\"])

@@ -181,19 +181,21 @@ oxi_config_dir(void)
 }
 
 const char *
-oxi_approved_path(void)
+oxi_approved_path(int guard)
 {
-	static char path[PATH_MAX];
-	const char *v = oxi_getenv("OXI_SHELL_APPROVED"), *d;
+	static char path[2][PATH_MAX];
+	const char *v = oxi_getenv(guard ? "OXI_GUARD_APPROVED" :
+	    "OXI_SHELL_APPROVED"), *d;
 
+	guard = !!guard;
 	if (v)
 		return v;
 	if (!(d = oxi_config_dir()))
 		return NULL;
-	if ((size_t)snprintf(path, sizeof path, "%s/shell-approved", d) >=
-	    sizeof path)
+	if ((size_t)snprintf(path[guard], sizeof path[guard], "%s/%s", d,
+	    guard ? "guard-approved" : "shell-approved") >= sizeof path[guard])
 		return NULL;
-	return path;
+	return path[guard];
 }
 
 void

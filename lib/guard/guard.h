@@ -19,7 +19,7 @@
 				"[-p policy] -- command [arg ...]"
 #define OXI_GUARD_PAIRING_USAGE	"oxi-guard pairing list | approve code | " \
 				"revoke sender"
-#define OXI_GUARD_AUDIT_USAGE	"oxi-guard audit verify [file]"
+#define OXI_GUARD_AUDIT_USAGE	"oxi-guard audit [-v] verify [file]"
 int oxi_guard_in(int argc, char *argv[]);	/* cmdin.c */
 int oxi_guard_out(int argc, char *argv[]);	/* cmdout.c */
 int oxi_guard_tool(int argc, char *argv[]);	/* cmdtool.c */
@@ -45,6 +45,21 @@ struct oxi_guard_filter {
 };
 int oxi_guard_filter(const struct oxi_guard_filter *, int argc,
     char *argv[]);
+
+/*
+ * audit.c: the hash-chained audit log, shared by every guard (see the
+ * file's head).  oxi_audit appends {"seq","ts","prog","event", the keys
+ * of data (an object, consumed; strings cut at 2 KiB), "prev","hash"}:
+ * 0, or -1 with errno (the caller fails closed).  Never put a secret or
+ * a message's text in data: ids, names, verdicts, digests.
+ */
+const char *oxi_audit_path(void);	/* $OXI_AUDIT_LOG, else audit.log in
+					 * the state directory; NULL, errno */
+int oxi_audit(const char *event, jv data);
+/* checks the log at path: each problem warned (line, seq, what), their
+ * number returned, or -1 with errno if it cannot be read; *entries the
+ * entries read */
+long oxi_audit_verify(const char *path, size_t *entries);
 
 /* allow.c: the sender allowlist (oxi-guard in) */
 struct oxi_allow_ent {

@@ -10,7 +10,12 @@
  * line to the one-shot store, "always" to the store; oxi-tool reads both
  * (oxi-tool(1), APPROVAL).  The question shown to the owner is made from
  * the line itself, so what the owner approves is what the line allows.
+ * oxi-guard tool holds a call of any tool the same way, "guard: needs
+ * approval: ...", its line {"digest","guard":"tool","name","what","why"}
+ * going to the guard's stores (oxi-guard(1), TOOL POLICY).
  */
+#include <sys/file.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +27,17 @@
 #include "loop/loop.h"
 
 #define HELD "shell: needs approval: "
+#define GHELD "guard: needs approval: "
+
+/* 1 if line (a parsed approval line, borrowed) is the guard's */
+static int
+guardline(jv v)
+{
+	const char *g = oxi_msg_peek(v, "guard");
+
+	return g && strcmp(g, "tool") == 0 && oxi_msg_peek(v, "digest") &&
+	    oxi_msg_peek(v, "name") && oxi_msg_peek(v, "what");
+}
 
 char *
 oxi_loop_held(const char *name, const char *content)
@@ -30,9 +46,18 @@ oxi_loop_held(const char *name, const char *content)
 	jv v, a, c;
 	int ok;
 
-	if (!name || !content || strcmp(name, "shell") != 0 ||
-	    strncmp(content, HELD, sizeof HELD - 1) != 0 ||
-	    !(nl = strrchr(content, '\n')))
+	if (!name || !content || !(nl = strrchr(content, '\n')))
+		return NULL;
+	if (strncmp(content, GHELD, sizeof GHELD - 1) == 0) {
+		nl++;
+		v = oxi_json_parse(nl, strlen(nl));
+		ok = jv_get_kind(v) == JV_KIND_OBJECT && guardline(v) &&
+		    strcmp(oxi_msg_peek(v, "name"), name) == 0;
+		jv_free(v);
+		return ok ? xstrdup(nl) : NULL;
+	}
+	if (strcmp(name, "shell") != 0 ||
+	    strncmp(content, HELD, sizeof HELD - 1) != 0)
 		return NULL;
 	nl++;
 	v = oxi_json_parse(nl, strlen(nl));
@@ -73,6 +98,21 @@ oxi_loop_ask_text(const char *line)
 	const char *cwd;
 	int i, n;
 
+	if (guardline(v)) {
+		/* "Allow web_fetch {...}? (it fetches a URL ...)" */
+		oxi_buf_cats(&b, "Allow ");
+		plain(&b, oxi_msg_peek(v, "what"), 220);
+		oxi_buf_cats(&b, "? ");
+		if (oxi_msg_peek(v, "why")) {
+			oxi_buf_cats(&b, "(");
+			plain(&b, oxi_msg_peek(v, "why"), 300);
+			oxi_buf_cats(&b, ")");
+		}
+		jv_free(v);
+		s = jv_string(b.s);
+		oxi_buf_free(&b);
+		return s;
+	}
 	a = jv_object_get(jv_copy(v), jv_string("argv"));
 	n = jv_get_kind(a) == JV_KIND_ARRAY ? jv_array_length(jv_copy(a)) : 0;
 	if (n == 3 && jv_equal(jv_array_get(jv_copy(a), 0),
@@ -118,9 +158,13 @@ int
 oxi_loop_store(const char *line, int always)
 {
 	char path[4096];
-	const char *store = oxi_approved_path();
+	const char *store;
 	struct oxi_buf b = OXI_BUF_INIT;
 	int fd, r;
+	jv v = oxi_json_parse(line, strlen(line));
+
+	store = oxi_approved_path(guardline(v));
+	jv_free(v);
 
 	if (!store) {
 		errno = ENOENT;
@@ -134,6 +178,9 @@ oxi_loop_store(const char *line, int always)
 	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 	    O_NOFOLLOW, 0600)) < 0)
 		return -1;
+	/* the guard rewrites a -once store under this lock */
+	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
 	oxi_buf_printf(&b, "%s\n", line);
 	r = oxi_writeall(fd, b.s, b.len) < 0 ? -1 : 0;
 	oxi_buf_free(&b);

@@ -22,7 +22,6 @@ oxi_appr_ask(struct oxi_loop *l, struct turn *t, struct call *c, char *line)
 	jv r = oxi_out_reply(t, "approval.ask");
 
 	c->held = line;
-	c->asked = 1;
 	oxi_id_new(c->askid);
 	c->expires = oxi_clock_ms() + ms;
 	now = time(NULL) + ms / 1000;

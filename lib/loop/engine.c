@@ -164,6 +164,39 @@ oxi_loop_resume(struct oxi_loop *l)
 	return 0;
 }
 
+/* the origins result taint r (consumed) adds to call taint c (borrowed),
+ * space-separated: what the result itself brought */
+static char *
+added(jv c, jv r)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	int i, j, n, m, have;
+	jv x, y;
+	char *s;
+
+	if (jv_get_kind(r) == JV_KIND_STRING)
+		r = JV_ARRAY(r);
+	n = jv_get_kind(r) == JV_KIND_ARRAY ? jv_array_length(jv_copy(r)) : 0;
+	m = jv_get_kind(c) == JV_KIND_ARRAY ? jv_array_length(jv_copy(c)) : 0;
+	for (i = 0; i < n; i++) {
+		x = jv_array_get(jv_copy(r), i);
+		for (have = 0, j = 0; j < m && !have; j++) {
+			y = jv_array_get(jv_copy(c), j);
+			have = jv_equal(jv_copy(x), y);
+		}
+		if (!have && jv_get_kind(x) == JV_KIND_STRING) {
+			if (b.len)
+				oxi_buf_putc(&b, ' ');
+			oxi_buf_cats(&b, jv_string_value(x));
+		}
+		jv_free(x);
+	}
+	jv_free(r);
+	s = xstrdup(b.s ? b.s : "");
+	oxi_buf_free(&b);
+	return s;
+}
+
 static struct turn *
 find_call(struct oxi_loop *l, const char *id, struct call **cp)
 {
@@ -188,8 +221,8 @@ oxi_loop_tool(struct oxi_loop *l, jv rec)
 	struct turn *t;
 	struct call *c;
 	char *line;
-	int r;
-	jv iserr;
+	int r, kind;
+	jv iserr, ct;
 
 	if (l->failed) {
 		jv_free(rec);
@@ -218,10 +251,17 @@ oxi_loop_tool(struct oxi_loop *l, jv rec)
 		content = field(rec, "content");
 		t->taint = oxi_loop_taint_merge(t->taint, jv_object_get(
 		    jv_copy(rec), jv_string("taint")));
+		ct = oxi_jget(c->rec, "taint");
+		free(c->src);
+		c->src = added(ct, oxi_jget(rec, "taint"));
+		jv_free(ct);
 		iserr = jv_object_get(jv_copy(rec), jv_string("is_error"));
 		line = jv_get_kind(iserr) == JV_KIND_TRUE && !c->done ?
 		    oxi_loop_held(field(c->rec, "name"), content) : NULL;
-		if (line && !c->asked) {
+		/* the guard and the shell each ask once */
+		kind = content && strncmp(content, "guard:", 6) == 0 ? 2 : 1;
+		if (line && !(c->asked & kind)) {
+			c->asked |= kind;
 			oxi_appr_ask(l, t, c, line);
 			r = 0;
 		} else if (line) {

@@ -1,10 +1,10 @@
 /*
  * engine.h - inside the turn engine: the turn, the engine, and what its
  * files share.  From the bottom up: out.c the records it writes, media.c
- * the attachments of a message, ctx.c the request and its context (and
- * tripwire.c its canary), turn.c the life of a turn, slash.c the
- * commands and ask.c the approvals, engine.c the entry points of
- * loop.h.  A file calls only the files below it.  Included only by
+ * the attachments of a message, wrap.c outside content in markers, ctx.c
+ * the request and its context (tripwire.c its canary), turn.c the life
+ * of a turn, slash.c the commands and ask.c the approvals, engine.c the
+ * entry points of loop.h.  A file calls only the files below it.  Included only by
  * lib/loop/ and tests/unit/.
  */
 #ifndef OXI_LOOP_ENGINE_H
@@ -32,7 +32,8 @@ struct call {
 	char *held;		/* the approval line of a pending ask */
 	char askid[OXI_ID_LEN + 1];	/* its approval.ask */
 	long long expires;	/* when the ask ends (oxi_clock_ms) */
-	int asked;		/* an ask went out for the call */
+	int asked;		/* asks that went out: 1 shell, 2 guard */
+	char *src;		/* origins its result added, or NULL */
 };
 
 struct turn {
@@ -71,6 +72,8 @@ struct turn {
 	struct oxi_buf heard;	/* what they said (media.c) */
 	int media;		/* attachments the request in flight shows */
 	int nomedia;		/* the model refused them: shown no more */
+	jv folded;		/* origins of what the summary in flight
+				 * folds (an array), or null */
 };
 
 struct oxi_loop {
@@ -167,6 +170,22 @@ jv oxi_ctx_request(struct oxi_loop *, struct turn *, int *summary);
 /* the estimated tokens of session's window now, and its model's window */
 long oxi_ctx_used(struct oxi_loop *, const char *session, const char *model,
     long *window);
+
+/* wrap.c: outside content in markers it cannot forge or close */
+/* s wrapped: look-alikes of a marker's '<' and trust attributes in it
+ * written "&lt;", the markers' id a keyed digest of it */
+jv oxi_wrap_text(const char *s, const char *trust, const char *source);
+/* a wrapped s cut to keep bytes of its content, note added, closed */
+jv oxi_wrap_cut(const char *s, size_t keep, const char *note);
+/* taint (consumed) with the origins of window message m (borrowed) */
+jv oxi_wrap_origins(jv m, jv taint);
+/* the trailer of a summary that folded outside content, and taint
+ * (consumed) with the origins it names */
+#define OXI_WRAP_FOLDED "\n\n[outside content folded in: "
+jv oxi_wrap_folded(const char *summary, jv taint);
+/* win (consumed) with its tool results and external messages wrapped
+ * (*wrapped set if any) and their origins in *taint */
+jv oxi_wrap_window(jv win, jv *taint, int *wrapped);
 
 /* slash.c: 1 if msg.in in (borrowed) was a command, handled and
  * answered; 0 if it goes to the model; -1 on a database failure */

@@ -43,6 +43,7 @@ calls_free(struct turn *t)
 	for (i = 0; i < t->ncalls; i++) {
 		free(t->calls[i].model_id);
 		free(t->calls[i].held);
+		free(t->calls[i].src);
 		jv_free(t->calls[i].rec);
 	}
 	free(t->calls);
@@ -62,6 +63,7 @@ oxi_turn_free(struct turn *t)
 	oxi_buf_free(&t->text);
 	oxi_buf_free(&t->heard);
 	jv_free(t->taint);
+	jv_free(t->folded);
 	jv_free(t->sigs);
 	jv_free(t->in);
 	free(t);
@@ -202,6 +204,9 @@ oxi_turn_round(struct oxi_loop *l, struct turn *t)
 		/* the turn begins: its message joins the history now, after
 		 * the replies to earlier messages of the session */
 		m = oxi_media_user(t->in, t->heard.s, cfg->imagemax);
+		m = jv_object_set(m, jv_string("_origin"), jv_string_fmt(
+		    "%s:%s", field(t->in, "trust") ? field(t->in, "trust") :
+		    "user", field(t->in, "channel")));
 		if (oxi_hist_add(l->db, t->session, t->msgid, m, &err) < 0)
 			return oxi_out_dbfail(l, "store a message", err);
 		t->stored = 1;
@@ -358,6 +363,9 @@ oxi_turn_result(struct oxi_loop *l, struct turn *t, struct call *c,
 	    jv_string(c->model_id));
 	m = jv_object_set(m, jv_string("content"),
 	    oxi_loop_tilde(jv_string(content)));
+	/* what the result brought, for the taint of later turns (wrap.c) */
+	m = jv_object_set(m, jv_string("_src"), jv_string(c->src ? c->src :
+	    ""));
 	if (iserr)
 		m = jv_object_set(m, jv_string("is_error"), jv_true());
 	if (oxi_hist_add(l->db, t->session, t->msgid, m, &err) < 0)
@@ -475,7 +483,8 @@ static int
 summarised(struct oxi_loop *l, struct turn *t, jv rec)
 {
 	const char *err;
-	jv m, c;
+	jv m, c, o;
+	int i;
 
 	if (book(l, t, rec) < 0)
 		return -1;
@@ -484,6 +493,19 @@ summarised(struct oxi_loop *l, struct turn *t, jv rec)
 	jv_free(m);
 	if (jv_get_kind(c) == JV_KIND_STRING &&
 	    jv_string_length_bytes(jv_copy(c)) > 0) {
+		/* a summary of outside content says so, for the taint of
+		 * the turns it serves (wrap.c) */
+		if (jv_get_kind(t->folded) == JV_KIND_ARRAY &&
+		    jv_array_length(jv_copy(t->folded)) > 0) {
+			c = jv_string_append_str(c, OXI_WRAP_FOLDED);
+			for (i = 0; i < jv_array_length(jv_copy(t->folded));
+			    i++) {
+				o = jv_array_get(jv_copy(t->folded), i);
+				c = jv_string_append_str(c, i ? ", " : "");
+				c = jv_string_concat(c, o);
+			}
+			c = jv_string_append_str(c, "]");
+		}
 		if (oxi_hist_summarise(l->db, t->session, t->sumupto,
 		    jv_string_value(c), &err) < 0) {
 			jv_free(c);

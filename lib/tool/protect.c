@@ -103,10 +103,12 @@ oxi_protect_list(void)
 	nprot = 0;
 	add(oxi_config_dir());
 	add(oxi_state_dir());
-	add(v = oxi_approved_path());
-	if (v && (size_t)snprintf(dir, sizeof dir, "%s-once", v) <
-	    sizeof dir)
-		add(dir);
+	for (i = 0; i < 2; i++) {	/* the shell's and the guard's */
+		add(v = oxi_approved_path(i));
+		if (v && (size_t)snprintf(dir, sizeof dir, "%s-once", v) <
+		    sizeof dir)
+			add(dir);
+	}
 	add(oxi_getenv("OXI_MCP_CONFIG"));
 	for (v = oxi_getenv("OXI_TOOL_PATH"); v && *v; v = *e ? e + 1 : e) {
 		e = v + strcspn(v, ":");

@@ -101,7 +101,7 @@ static int
 held(struct oxi_tool_call *c, const struct oxi_sh *sh, const char *line,
     const char *cwd, int net)
 {
-	const char *store = oxi_approved_path();
+	const char *store = oxi_approved_path(0);
 
 	if (sh->verdict == OXI_SH_ASK)
 		oxi_tool_fail(c, "needs approval: %s%s. Nothing was run.",

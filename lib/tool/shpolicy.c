@@ -929,7 +929,7 @@ oxi_sh_approved(const char *line, const char *ws)
 {
 	char once[PATH_MAX], *want, real[PATH_MAX] = "", st[PATH_MAX];
 	char st1[PATH_MAX];
-	const char *store = oxi_approved_path();
+	const char *store = oxi_approved_path(0);
 	int r;
 
 	if (!store || (size_t)snprintf(once, sizeof once, "%s-once", store) >=

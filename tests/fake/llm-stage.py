@@ -19,6 +19,7 @@ retryable "server" error, as from a provider that is down.
 """
 import json
 import os
+import re
 import sys
 import time
 
@@ -27,6 +28,13 @@ DELAY = float(os.environ.get("FAKE_LLM_DELAY", "0"))
 DOWN = float(os.environ.get("FAKE_LLM_DOWN_UNTIL", "0"))
 
 n = 0
+
+
+def unwrap(s):
+    """the content inside oxi-loop's markers: a model reads through them"""
+    m = re.match(r'<external_content [^\n]*id="([0-9a-f]+)">\n(.*)\n'
+                 r'</external_content id="\1">$', s, re.S)
+    return m.group(2) if m else s
 
 
 def out(rec):
@@ -60,7 +68,7 @@ for line in sys.stdin:
     text = last.get("content") or ""
     usage = {"input": 10, "output": 5, "cache_read": 0, "cache_write": 0}
     if last.get("role") == "tool":
-        reply = "The tool said: " + text
+        reply = "The tool said: " + unwrap(text)
     elif text.startswith("read "):
         n += 1
         out({"v": 1, "type": "llm.response", "id": rid,

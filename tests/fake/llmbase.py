@@ -33,6 +33,7 @@ The scripted model looks at the last user text (first word):
 import argparse
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -46,6 +47,13 @@ def pieces(s, n):
     return [s[i:i + n] for i in range(0, len(s), n)] or [""]
 
 
+def unwrap(s):
+    """the content inside oxi-loop's markers: a model reads through them"""
+    m = re.match(r'<external_content [^\n]*id="([0-9a-f]+)">\n(.*)\n'
+                 r'</external_content id="\1">$', s or "", re.S)
+    return m.group(2) if m else s
+
+
 class Turn:
     """what the scripted model does: text, calls, and how it ends"""
 
@@ -57,7 +65,8 @@ class Turn:
         w = user.split()
         first = w[0].lower() if w else ""
         if results is not None:
-            self.text = "The tool said: " + " | ".join(results)
+            self.text = "The tool said: " + " | ".join(unwrap(r)
+                                                       for r in results)
         elif first == "read" and len(w) > 1:
             self.calls = [("read_file", {"path": user.split(None, 1)[1]})]
         elif user.startswith("two tools"):

@@ -83,12 +83,19 @@ def user_text(msg):
     return c if isinstance(c, str) else ""
 
 
+def unwrap(s):
+    """the content inside oxi-loop's markers: a model reads through them"""
+    m = re.match(r'<external_content [^\n]*id="([0-9a-f]+)">\n(.*)\n'
+                 r'</external_content id="\1">$', s, re.S)
+    return m.group(2) if m else s
+
+
 def script(req):
     """the scripted model: (text or None, [(name, args)])"""
     msgs = req.get("messages") or []
     last = msgs[-1] if msgs else {}
     if last.get("role") == "tool":
-        return "The tool said: " + user_text(last), []
+        return "The tool said: " + unwrap(user_text(last)), []
     user = ""
     for m in reversed(msgs):
         if m.get("role") == "user":

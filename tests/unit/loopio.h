@@ -83,6 +83,34 @@ get(jv a, int i, const char *key)
 	return s;
 }
 
+/*
+ * s without the markers of a wrapped tool result (loop/wrap.c), or s
+ * itself; NULL stays NULL.  The header and the closing line must match.
+ */
+static inline const char *
+unwrap(const char *s)
+{
+	static char buf[65536];
+	const char *body, *end, *id;
+	size_t n;
+
+	if (!s || strncmp(s, "<external_content ", 18) != 0 ||
+	    !(id = strstr(s, " id=\"")) || !(body = strstr(s, "\">\n")))
+		return s;
+	body += 3;
+	n = strlen(s);
+	for (end = s + n; end > body && strncmp(end, "\n</external_content"
+	    " id=\"", 24) != 0; end--)
+		;
+	if (end == body && strncmp(end, "\n</external_content", 20) != 0)
+		return s;
+	/* the ids agree */
+	if (strncmp(id + 5, end + 24, 32) != 0)
+		return s;
+	snprintf(buf, sizeof buf, "%.*s", (int)(end - body), body);
+	return buf;
+}
+
 #ifndef LOOPIO_NOFEED	/* t-loop-approve.c has feeders of its own */
 /* a record from printf-style JSON */
 static inline jv

@@ -117,7 +117,7 @@ ans(struct oxi_loop *l, const char *ref, const char *choice,
 static const char *
 toolmsg(struct cap *c)
 {
-	static char buf[1024];
+	static char buf[65536];
 	jv r = jv_array_get(jv_copy(c->llm), len(c->llm) - 1), m, x;
 	const char *s;
 	int n;
@@ -126,7 +126,7 @@ toolmsg(struct cap *c)
 	n = len(m);
 	x = jv_array_get(m, n - 1);
 	s = oxi_msg_peek(x, "content");
-	snprintf(buf, sizeof buf, "%s", s ? s : "(none)");
+	snprintf(buf, sizeof buf, "%s", s ? unwrap(s) : "(none)");
 	jv_free(x);
 	return buf;
 }

@@ -84,7 +84,7 @@ history(jv reqs, int from)
 		x = jv_array_get(jv_copy(m), i);
 		oxi_buf_printf(&b, "%s%s:%s", i > from ? "|" : "",
 		    oxi_msg_peek(x, "role"), oxi_msg_peek(x, "content") ?
-		    oxi_msg_peek(x, "content") : (oxi_msg_peek(x,
+		    unwrap(oxi_msg_peek(x, "content")) : (oxi_msg_peek(x,
 		    "tool_call_id") ? "" : "-"));
 		jv_free(x);
 	}
