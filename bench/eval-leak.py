@@ -28,6 +28,8 @@ import unicodedata
 import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+from leakcheck import leaked, skel, spellings, strings  # noqa: E402
 CORPORA = os.environ.get('OXI_CORPORA',
                          os.path.join(ROOT, '..', 'shared', 'corpora'))
 RULES = os.path.join(ROOT, 'share', 'oxi', 'secrets')
@@ -369,72 +371,6 @@ def sec_benign():
 
 # --------------------------------------------- the guard, end to end, drafts
 
-def skel(s):
-    s = unicodedata.normalize('NFKC', s)
-    return re.sub(r'[^a-z0-9]', '', s.lower())
-
-
-def views(t):
-    """what a reader could undo in a text, independently of the guard"""
-    out = [t, t[::-1], codecs.encode(t, 'rot13')]
-    u = html.unescape(t)
-    u = re.sub(r'\\u([0-9a-fA-F]{4})', lambda m: chr(int(m.group(1), 16)),
-               u)
-    u = urllib.parse.unquote(u)
-    out.append(u)
-    for run in re.findall(r'[A-Za-z0-9+/_\-=\s]{12,}', u):
-        r = re.sub(r'\s', '', run)
-        for k in range(4):
-            try:
-                s = r[k:].rstrip('=')
-                s += '=' * (-len(s) % 4)
-                d = base64.b64decode(s.replace('-', '+').replace('_', '/'))
-                out.append(d.decode('utf-8', 'ignore'))
-            except Exception:
-                pass
-    for run in re.findall(r'(?:[0-9a-fA-F]{2}[\s:]?){6,}', u):
-        try:
-            out.append(bytes.fromhex(re.sub(r'[\s:]', '', run)).decode(
-                'utf-8', 'ignore'))
-        except Exception:
-            pass
-    return out
-
-
-def pieces(sk, v, q=6):
-    """the maximal pieces of sk (at least q letters) that v holds, as
-    (start in sk, length)"""
-    grams = {}
-    for i in range(len(sk) - q + 1):
-        grams.setdefault(sk[i:i + q], []).append(i)
-    out = []
-    for j in range(len(v) - q + 1):
-        for i in grams.get(v[j:j + q], ()):
-            if i > 0 and j > 0 and sk[i - 1] == v[j - 1]:
-                continue
-            n = q
-            while i + n < len(sk) and j + n < len(v) and sk[i + n] == v[j + n]:
-                n += 1
-            out.append((i, n))
-    return out
-
-
-def leaked(secret, texts):
-    """the longest piece of secret any text shows, and all of them
-    together, in letters of its skeleton"""
-    sk = skel(secret)
-    covered, longest = set(), 0
-    for t in texts:
-        for v in views(t):
-            sv = skel(v)
-            for v2, back in ((sv, 0), (sv[::-1], 1),
-                             (codecs.encode(sv, 'rot13'), 0)):
-                for i, n in pieces(sk, v2):
-                    covered.update(range(i, i + n))
-                    longest = max(longest, n)
-    return longest, len(covered)
-
-
 def guard_out(records, secrets_file, env=None):
     e = dict(os.environ)
     e.update({'OXI_HOME': os.path.join(TMP, 'home'),
@@ -454,18 +390,6 @@ def guard_out(records, secrets_file, env=None):
     return [json.loads(x) for x in p.stdout.splitlines()], p.stderr
 
 
-def strings(rec):
-    if isinstance(rec, str):
-        yield rec
-    elif isinstance(rec, dict):
-        for k, v in rec.items():
-            yield k
-            yield from strings(v)
-    elif isinstance(rec, list):
-        for v in rec:
-            yield from strings(v)
-
-
 ALPH = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
 
@@ -474,41 +398,6 @@ def fake_secret(i):
               'sk_live_%s', 'key-%s', 'hf_%s', 'pass-%s-word']
     body = ''.join(rng.choice(ALPH) for _ in range(rng.randint(16, 40)))
     return shapes[i % len(shapes)] % body
-
-
-def spellings(s):
-    b = s.encode()
-    half = len(s) // 2
-    return {
-        'plain': s,
-        'base64': base64.b64encode(b).decode(),
-        'base64url': base64.urlsafe_b64encode(b).decode().rstrip('='),
-        'base64 wrapped': '\n'.join(textwrap_b64(b)),
-        'hex': b.hex(),
-        'HEX': b.hex().upper(),
-        'percent': ''.join('%%%02X' % c for c in b),
-        'reversed': s[::-1],
-        'spaced': ' '.join(s),
-        'zero-width': '\u200b'.join(s),
-        'soft hyphen': '\u00ad'.join(s),
-        'line breaks': '\n'.join(s[i:i + 5] for i in range(0, len(s), 5)),
-        'upper case': s.upper(),
-        'fullwidth': ''.join(chr(ord(c) + 0xfee0) if '!' <= c <= '~' else c
-                             for c in s),
-        'html entities': ''.join('&#%d;' % ord(c) for c in s),
-        'rot13': codecs.encode(s, 'rot13'),
-        'markdown emphasis': s[:4] + '**' + s[4:10] + '**' + s[10:],
-        '\\u text': ''.join('\\u%04x' % ord(c) for c in s),
-        'more than half': s[:half + 2],
-        'halves apart': s[:half] + ' ' + s[half:],
-        'halves in words': s[:half] + ' and then ' + s[half:],
-    }
-
-
-def textwrap_b64(b):
-    e = base64.b64encode(b'the key is ' + b + b' and that is all of it')
-    e = e.decode()
-    return [e[i:i + 16] for i in range(0, len(e), 16)]
 
 
 def record(rid, text, typ='msg.out', **kw):

@@ -298,28 +298,28 @@ canaryof(jv rec)
 	return k;
 }
 
-/* does the reply hold outside content? any origin but a person's */
+/*
+ * Does the reply hold outside content?  As oxi-guard tool judges a call
+ * (oxi(7), tool.call): yes unless every origin of its taint is the
+ * owner's.  A reply without a taint (not from oxi-loop) is judged by
+ * its text alone.
+ */
 static int
 tainted(jv rec)
 {
 	jv t = jv_object_get(jv_copy(rec), jv_string("taint")), x;
-	const char *s;
 	int i, n, r = 0;
 
 	if (jv_get_kind(t) == JV_KIND_ARRAY) {
 		n = jv_array_length(jv_copy(t));
 		for (i = 0; i < n && !r; i++) {
 			x = jv_array_get(jv_copy(t), i);
-			s = jv_get_kind(x) == JV_KIND_STRING ?
-			    jv_string_value(x) : "external";
-			r = strncmp(s, "owner", 5) != 0 &&
-			    strncmp(s, "user", 4) != 0 &&
-			    strncmp(s, "allowlisted", 11) != 0;
+			r = jv_get_kind(x) != JV_KIND_STRING ||
+			    strncmp(jv_string_value(x), "owner:", 6) != 0;
 			jv_free(x);
 		}
 	} else if (jv_get_kind(t) == JV_KIND_STRING)
-		r = !oxi_jstr_is(jv_copy(t), "owner") &&
-		    !oxi_jstr_is(jv_copy(t), "user");
+		r = strncmp(jv_string_value(t), "owner", 5) != 0;
 	jv_free(t);
 	return r;
 }
@@ -518,6 +518,34 @@ report(const char *type, const char *id, const struct verdict *vd)
 	oxi_buf_free(&b);
 }
 
+/*
+ * A decision in the audit log (oxi-guard(1), AUDIT LOG): the record's
+ * type and id as they go out and what was found, never a value.  0, or
+ * -1 when it cannot be written: the caller fails closed.
+ */
+static int
+audit(const char *event, const char *type, const char *id,
+    const struct verdict *vd)
+{
+	jv d = jv_object();
+
+	d = jv_object_set(d, jv_string("type"), jv_string(type));
+	d = jv_object_set(d, jv_string("id"), jv_string(id));
+	if (vd->err)
+		d = jv_object_set(d, jv_string("why"), jv_string(vd->err));
+	else if (vd->canary)
+		d = jv_object_set(d, jv_string("why"), jv_string("canary"));
+	d = jv_object_set(d, jv_string("secrets"), jv_number(vd->nsecret));
+	d = jv_object_set(d, jv_string("links"), jv_number(vd->nlinks));
+	d = jv_object_set(d, jv_string("paths"), jv_number(vd->npaths));
+	if (oxi_audit(event, d) < 0) {
+		oxi_warnsys("%s '%.64s': unable to write the audit log", type,
+		    id);
+		return -1;
+	}
+	return 0;
+}
+
 /* the stage's callback; consumes rec */
 static void
 record(struct oxi_stage *st, jv rec)
@@ -564,6 +592,7 @@ record(struct oxi_stage *st, jv rec)
 	jv_free(idv);
 	if (vd.err) {
 		/* fail closed: the record goes to the dead letters only */
+		audit("out.unchecked", type, idbuf, &vd);
 		oxi_stage_reject(st, vd.err);
 		if (out && !draft) {
 			nrec = settext(nrec, "text", UNCHECKED,
@@ -579,6 +608,14 @@ record(struct oxi_stage *st, jv rec)
 		if (vd.canary)
 			oxi_warn("%s '%.64s' shows the session's canary (the "
 			    "system prompt leaked): blocked", type, idbuf);
+		if ((vd.canary && !(rp && rp->blocked)) || (!draft &&
+		    !vd.canary)) {
+			if (audit("out.blocked", type, idbuf, &vd) < 0) {
+				oxi_stage_reject(st, "the audit log cannot "
+				    "be written");
+				goto gone;
+			}
+		}
 		if (rp)
 			rp->blocked = 1;
 		if (draft || strcmp(type, "status") == 0)
@@ -592,6 +629,12 @@ record(struct oxi_stage *st, jv rec)
 		changed = 1;
 	}
 	report(type, idbuf, &vd);
+	if (!draft && !vd.canary && !(rp && rp->blocked) && (vd.nsecret ||
+	    vd.nlinks || vd.npaths) && audit("out.redacted", type, idbuf,
+	    &vd) < 0) {
+		oxi_stage_reject(st, "the audit log cannot be written");
+		goto gone;
+	}
 	if (draft && vd.draftgone)
 		goto gone;	/* nothing of it may show yet */
 	nrec = cap(nrec, type, idbuf, &changed);

@@ -458,7 +458,7 @@ oxi_leak_text(const struct oxi_leak *lk, const struct oxi_known *canary,
 		for (i++; i < e.n && e.v[i].lo < hi; i++) {
 			/* a link removed whole takes what is inside it */
 			if (e.v[i].kind == 0 && !red && (e.v[i].hi > hi ||
-			    d->kind != 1 || !*d->rep)) {
+			    d->kind != 1)) {
 				red = 1;
 				rep = REDACTED;
 			}
