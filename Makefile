@@ -17,7 +17,7 @@ UNITS = $(UNITSRC:.c=)
 # each command links only what it needs
 LIBS_oxi-recv  = $(JQ_LIBS)
 LIBS_oxi-send  = $(JQ_LIBS)
-LIBS_oxi-guard = $(PCRE2_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
+LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
@@ -92,6 +92,9 @@ check-asan:
 
 bench: all
 	sh bench/run
+
+eval: all
+	sh bench/eval
 
 run:
 	@sh share/oxi/deps.sh $(DEPS_BUILD)
@@ -178,5 +181,5 @@ clean:
 	rm -f $(BINS) lib/*.o lib/*/*.o lib/liboxi.a tests/jnorm $(UNITS)
 	rm -rf tests/tmp
 
-.PHONY: all units check check-asan bench run deps install uninstall clean \
+.PHONY: all units check check-asan bench eval run deps install uninstall clean \
 	fuzz fuzz-build fuzz-clean

@@ -8,7 +8,7 @@ export OXI_DEADLETTER="$TMP/dead.ndjson"
 mkdir -p "$OXI_CONFIG_DIR"
 
 msg() {	# msg ID CHANNEL FROM TEXT
-	printf '{"v":1,"type":"msg.in","id":"%s","channel":"%s","account":"local","chat":"c1","thread":null,"from":"%s","from_name":"N","text":"%s","ts":"2026-11-22T10:00:00.000Z","reply_to":null,"attachments":[],"trust":"user"}\n' "$1" "$2" "$3" "$4"
+	printf '{"v":1,"type":"msg.in","id":"%s","channel":"%s","account":"local","chat":"c1","thread":null,"from":"%s","from_name":"N","text":"%s","ts":"2026-11-22T10:00:00.000Z","reply_to":null,"attachments":[],"trust":"owner"}\n' "$1" "$2" "$3" "$4"
 }
 
 # the same four senders, judged by each list: ids of those let through
@@ -49,9 +49,10 @@ check_grep 'naming channel and sender' \
 	"^oxi-guard: info: denied .*'alice'.*'cli'" "$TMP/err1"
 check_nogrep 'never the text' 'hello' "$TMP/err1"
 
-# accepted lines pass on byte for byte, odd spacing and key order kept
+# accepted lines that already say their trust pass on byte for byte, odd
+# spacing and key order kept (a named sender with no owner list is the owner)
 {
-	printf '%s\n' '{ "type" : "msg.in", "text":"caf\u00e9 \"q\"", "id":"x1",  "chat":"c", "channel":"cli","from":"bob","extra":[1,2.50]}'
+	printf '%s\n' '{ "type" : "msg.in", "text":"caf\u00e9 \"q\"", "id":"x1",  "chat":"c", "channel":"cli","from":"bob","extra":[1,2.50],"trust":"owner"}'
 	printf '%s\n' '{"type":"x.custom","n":1.0,"s":"\u0041"}'
 	msg m5 cli bob 'plain'
 } >"$TMP/odd"

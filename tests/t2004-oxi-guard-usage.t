@@ -44,7 +44,8 @@ mkdir -p "$OXI_CONFIG_DIR/allow"
 check_exit 'an unreadable allow file: exit 100' 100 'oxi-guard in </dev/null'
 rmdir "$OXI_CONFIG_DIR/allow"
 
-msg='{"v":1,"type":"msg.in","id":"m1","channel":"cli","chat":"c","from":"u","text":"hi"}'
+# (a message that already says its trust passes byte for byte)
+msg='{"v":1,"type":"msg.in","id":"m1","channel":"cli","chat":"c","from":"u","text":"hi","trust":"owner"}'
 check_exit 'stdout unwritable: exit 111' 111 \
 	"echo '$msg' | oxi-guard -a '*' in >/dev/full"
 

@@ -106,21 +106,29 @@ oxi_allow_load(struct oxi_allow *a, const char *path)
 }
 
 int
-oxi_allow_ok(const struct oxi_allow *a, const char *channel, const char *from)
+oxi_allow_match(const struct oxi_allow *a, const char *channel,
+    const char *from)
 {
 	const struct oxi_allow_ent *e;
 	size_t i;
+	int r = 0;
 
-	for (i = 0; i < a->n; i++) {
+	for (i = 0; i < a->n && r < 2; i++) {
 		e = &a->v[i];
 		if (e->channel &&
 		    (!channel || strcmp(e->channel, channel) != 0))
 			continue;
 		if (e->from && (!from || strcmp(e->from, from) != 0))
 			continue;
-		return 1;
+		r = e->from ? 2 : 1;
 	}
-	return 0;
+	return r;
+}
+
+int
+oxi_allow_ok(const struct oxi_allow *a, const char *channel, const char *from)
+{
+	return oxi_allow_match(a, channel, from) > 0;
 }
 
 void

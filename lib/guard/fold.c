@@ -55,8 +55,8 @@ decode(const char *s, size_t n, long *cp)
 	return k;
 }
 
-static size_t
-encode(unsigned long cp, char *b)
+size_t
+oxi_fold_utf8(unsigned long cp, char *b)
 {
 	if (cp < 0x80) {
 		b[0] = (char)cp;
@@ -199,7 +199,7 @@ oxi_fold_cp(unsigned long cp, unsigned opts, char buf[5])
 		return kind(cp) == K_MARK && !(opts & OXI_FOLD_CONFUSE) ?
 		    -1 : 0;
 	if (opts & OXI_FOLD_LOWER && lower(cp) != cp) {
-		n = encode(lower(cp), buf);
+		n = oxi_fold_utf8(lower(cp), buf);
 		buf[n] = '\0';
 		return (int)n;
 	}

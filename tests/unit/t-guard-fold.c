@@ -59,7 +59,7 @@ main(void)
 	unsigned fl;
 	size_t i;
 
-	plan(34);
+	plan(36);
 
 	/* hygiene: stripped and flagged, the rest byte for byte */
 	is_str(fold("plain text, caf\xc3\xa9", 0), "plain text, caf\xc3\xa9",
