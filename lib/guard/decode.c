@@ -93,6 +93,7 @@ copy(struct oxi_view *v, const struct oxi_view *in, size_t i, size_t j)
 static void
 start(struct oxi_view *out, const struct oxi_view *in)
 {
+	out->nchg = 0;
 	oxi_buf_reset(&out->b);
 	oxi_buf_grow(&out->b, in->b.len + 1);
 	out->b.s[0] = '\0';
@@ -120,8 +121,48 @@ oxi_view_root(struct oxi_view *v, const char *s, size_t n)
 }
 
 void
+oxi_view_window(const struct oxi_view *in, struct oxi_view *out, size_t ctx)
+{
+	const char *t = in->b.s ? in->b.s : "";
+	size_t n = in->b.len, k, a, b, cover = 0, end = 0;
+
+	for (k = 0; k + 1 < in->nchg; k += 2)
+		cover += in->chg[k + 1] - in->chg[k] + 2 * ctx;
+	start(out, in);
+	if (in->nchg == 0 || cover >= n / 4 * 3) {
+		copy(out, in, 0, n);
+		return;
+	}
+	for (k = 0; k + 1 < in->nchg; k = k) {
+		a = in->chg[k] > ctx ? in->chg[k] - ctx : 0;
+		b = in->chg[k + 1] + ctx;
+		/* windows that touch are one */
+		for (k += 2; k + 1 < in->nchg && in->chg[k] <= b + 2 * ctx;
+		    k += 2)
+			b = in->chg[k + 1] + ctx;
+		b = b < n ? b : n;
+		/* a window does not cut a word: it may be a run to decode */
+		while (a > 0 && (b64v[(unsigned char)t[a - 1]] >= 0 ||
+		    ((unsigned char)t[a] & 0xc0) == 0x80))
+			a--;
+		while (b < n && (b64v[(unsigned char)t[b]] >= 0 ||
+		    ((unsigned char)t[b] & 0xc0) == 0x80))
+			b++;
+		if (a < end)
+			a = end;
+		if (out->b.len > 0)
+			put(out, "", 1, in->lo[a], in->lo[a]);
+		copy(out, in, a, b);
+		end = b;
+	}
+}
+
+void
 oxi_view_free(struct oxi_view *v)
 {
+	free(v->chg);
+	v->chg = NULL;
+	v->nchg = v->capchg = 0;
 	oxi_buf_free(&v->b);
 	free(v->lo);
 	free(v->hi);
@@ -314,8 +355,20 @@ flushto(struct pass *p, size_t i, size_t j)
 static int
 emit(struct pass *p, size_t i, size_t j, unsigned how)
 {
+	struct oxi_view *o = p->out;
+
 	flushto(p, i, j);
-	put(p->out, p->tmp.s, p->tmp.len, p->in->lo[i], p->in->hi[j - 1]);
+	if (o->nchg > 0 && o->chg[o->nchg - 1] == o->b.len)
+		o->chg[o->nchg - 1] += p->tmp.len;
+	else {
+		if (o->nchg + 2 > o->capchg) {
+			o->capchg = o->capchg ? o->capchg * 2 : 32;
+			o->chg = xrealloc(o->chg, o->capchg * sizeof *o->chg);
+		}
+		o->chg[o->nchg++] = o->b.len;
+		o->chg[o->nchg++] = o->b.len + p->tmp.len;
+	}
+	put(o, p->tmp.s, p->tmp.len, p->in->lo[i], p->in->hi[j - 1]);
 	p->did |= how;
 	return 1;
 }
@@ -522,6 +575,29 @@ entity(struct pass *p, size_t i, size_t *adv)
 	return emit(p, i, j, OXI_DEC_HTML);
 }
 
+/*
+ * Does an escape touch the run [i, j)?  Then the run waits for the next
+ * layer, where the escape is decoded and the run whole:
+ * "c2Vj...Ml%4AsWk..." is one run of base64 once %4A is a J.
+ */
+static int
+touches(const struct pass *p, size_t i, size_t j)
+{
+	const char *t = p->t;
+	unsigned long v;
+
+	if (j + 3 <= p->n && ((t[j] == '%' && hexnum(t + j + 1, 2, 2, 2, &v)) ||
+	    (t[j] == '\\' && (t[j + 1] == 'u' || t[j + 1] == 'x')) ||
+	    (t[j] == '&' && t[j + 1] == '#')))
+		return 1;
+	if (i >= 3 && t[i - 3] == '%' && hexnum(t + i - 2, 2, 2, 2, &v))
+		return 1;
+	if (i >= 1 && t[i - 1] == ';' && i >= 4 && memchr(t + (i >= 10 ?
+	    i - 10 : 0), '&', i >= 10 ? 10 : i))
+		return 1;
+	return 0;
+}
+
 /* at t[j]: the prefix pf, then exactly two hex digits (more may follow
  * only after a prefix): their value, or -1 */
 static long
@@ -605,7 +681,7 @@ hexrun(struct pass *p, size_t i, size_t *adv)
 	for (j = i + pre; j < p->n && hexv[(unsigned char)t[j]] >= 0; j++)
 		;
 	len = j - i - pre;
-	if (len < HEX_MIN)
+	if (len < HEX_MIN || touches(p, i, j))
 		return 0;
 	for (off = pre; off < pre + 2; off++) {
 		memset(&pr, 0, sizeof pr);
@@ -686,7 +762,7 @@ b64run(struct pass *p, size_t i, size_t *adv)
 			break;
 		j += k + 1;
 	}
-	if (nc < B64_MIN)
+	if (nc < B64_MIN || touches(p, i, p->pos[nc - 1] + 1))
 		return 0;
 	for (s = 0; s < 4; s++)
 		starts[ns++] = s;
@@ -897,12 +973,7 @@ oxi_view_join(const struct oxi_view *in, struct oxi_view *out)
 unsigned
 oxi_view_decode_next(const struct oxi_view *in, struct oxi_view *out)
 {
-	unsigned r;
-
-	if ((r = oxi_view_decode(in, out, OXI_DEC_PCT | OXI_DEC_ESC |
-	    OXI_DEC_HTML)))
-		return r;
-	return oxi_view_decode(in, out, OXI_DEC_HEX | OXI_DEC_B64);
+	return oxi_view_decode(in, out, OXI_DEC_ALL);
 }
 
 int

@@ -340,7 +340,9 @@ skeleton(const struct oxi_view *v, int light, char *out, uint32_t *idx)
 	int c;
 
 	for (i = 0; i < v->b.len; i++) {
-		c = light ? lightc((unsigned char)v->b.s[i]) :
+		/* a NUL parts the windows of a view: no piece crosses it */
+		c = v->b.s[i] == '\0' ? 1 : light ?
+		    lightc((unsigned char)v->b.s[i]) :
 		    skelc((unsigned char)v->b.s[i]);
 		if (c) {
 			out[n] = (char)c;

@@ -21,6 +21,7 @@
 #define REDACTED	"[REDACTED]"
 #define IMAGE_GONE	"[image removed]"
 #define LINK_GONE	"[link removed]"
+#define WINDOW		512	/* context scanned again around a decoded run */
 
 void
 oxi_leak_res_free(struct oxi_leak_res *r)
@@ -362,7 +363,9 @@ scan(const struct oxi_leak *lk, struct oxi_kscan *ks, struct oxi_kscan *kc, cons
 	for (nv = 1; nv <= OXI_DEC_DEPTH; nv++) {
 		if (!oxi_view_decode_next(&v[nv - 1], &x))
 			break;
-		if (oxi_view_fold(&x, &v[nv]) < 0) {
+		/* only what changed, with some context, is scanned again */
+		oxi_view_window(&x, &y, WINDOW);
+		if (oxi_view_fold(&y, &v[nv]) < 0) {
 			res->err = "a decoded text could not be folded";
 			rc = -1;
 			nv++;

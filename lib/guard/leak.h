@@ -30,9 +30,20 @@ struct oxi_view {
 	size_t cap;		/* entries of lo and hi allocated */
 	unsigned how;		/* OXI_DEC_* that made it, over all layers */
 	int depth;		/* layers decoded */
+	size_t *chg;		/* decoding: the bytes it wrote, as pairs
+				 * [start, end) in order */
+	size_t nchg, capchg;	/* entries used, allocated */
 };
 #define OXI_VIEW_INIT	{ .b = OXI_BUF_INIT, .lo = NULL, .hi = NULL, \
-	.cap = 0, .how = 0, .depth = 0 }
+	.cap = 0, .how = 0, .depth = 0, .chg = NULL, .nchg = 0, .capchg = 0 }
+/*
+ * What a decoded layer needs scanning again: its decoded runs with ctx
+ * bytes either side, each window apart from the next by a NUL (which no
+ * match and no piece of a secret crosses), or the whole when they cover
+ * most of it.
+ */
+void oxi_view_window(const struct oxi_view *in, struct oxi_view *out,
+    size_t ctx);
 /* the span of the original that bytes [a, b) of v stand for (a view may
  * run backwards) */
 static inline void
@@ -49,8 +60,8 @@ int oxi_view_fold(const struct oxi_view *in, struct oxi_view *out);
 /* one layer of in decoded into out: the decoders that changed something */
 unsigned oxi_view_decode(const struct oxi_view *in, struct oxi_view *out,
     unsigned which);
-/* the next layer: escapes first (percent, backslash, U+, entities),
- * runs (hex, base64) once none is left */
+/* the next layer: every decoder; a run an escape touches waits for the
+ * layer after, where it is whole */
 unsigned oxi_view_decode_next(const struct oxi_view *in, struct oxi_view *out);
 /* the reversal (by characters), the ROT13, the spaced letters joined:
  * 1 if out differs from in, else 0 */
