@@ -84,9 +84,18 @@ copy(struct oxi_view *v, const struct oxi_view *in, size_t i, size_t j)
 {
 	if (j <= i)
 		return;
+	size_t k;
+
 	need(v, j - i);
-	memcpy(v->lo + v->b.len, in->lo + i, (j - i) * sizeof *v->lo);
-	memcpy(v->hi + v->b.len, in->hi + i, (j - i) * sizeof *v->hi);
+	if (!in->lo)	/* the original: each byte its own */
+		for (k = i; k < j; k++) {
+			v->lo[v->b.len + k - i] = (uint32_t)k;
+			v->hi[v->b.len + k - i] = (uint32_t)k + 1;
+		}
+	else {
+		memcpy(v->lo + v->b.len, in->lo + i, (j - i) * sizeof *v->lo);
+		memcpy(v->hi + v->b.len, in->hi + i, (j - i) * sizeof *v->hi);
+	}
 	oxi_buf_cat(&v->b, in->b.s + i, j - i);
 }
 
@@ -105,14 +114,12 @@ start(struct oxi_view *out, const struct oxi_view *in)
 void
 oxi_view_root(struct oxi_view *v, const char *s, size_t n)
 {
-	size_t i;
-
+	/* no spans: each byte stands for itself (lo and hi NULL) */
 	oxi_buf_reset(&v->b);
-	need(v, n);
-	for (i = 0; i < n; i++) {
-		v->lo[i] = (uint32_t)i;
-		v->hi[i] = (uint32_t)i + 1;
-	}
+	free(v->lo);
+	free(v->hi);
+	v->lo = v->hi = NULL;
+	v->cap = 0;
 	oxi_buf_cat(&v->b, s, n);
 	if (!v->b.s)
 		oxi_buf_cat(&v->b, "", 0);
@@ -151,7 +158,8 @@ oxi_view_window(const struct oxi_view *in, struct oxi_view *out, size_t ctx)
 		if (a < end)
 			a = end;
 		if (out->b.len > 0)
-			put(out, "", 1, in->lo[a], in->lo[a]);
+			put(out, "", 1, in->lo ? in->lo[a] : a, in->lo ?
+			    in->lo[a] : a);
 		copy(out, in, a, b);
 		end = b;
 	}
@@ -217,8 +225,8 @@ oxi_view_fold(const struct oxi_view *in, struct oxi_view *out)
 			oxi_fold_free(&f);
 			return -1;
 		}
-		out->lo[i] = in->lo[f.map[i]];
-		out->hi[i] = in->hi[end - 1];
+		out->lo[i] = in->lo ? in->lo[f.map[i]] : (uint32_t)f.map[i];
+		out->hi[i] = in->hi ? in->hi[end - 1] : (uint32_t)end;
 	}
 	oxi_buf_cat(&out->b, f.out.s ? f.out.s : "", n);
 	oxi_fold_free(&f);
@@ -368,7 +376,8 @@ emit(struct pass *p, size_t i, size_t j, unsigned how)
 		o->chg[o->nchg++] = o->b.len;
 		o->chg[o->nchg++] = o->b.len + p->tmp.len;
 	}
-	put(o, p->tmp.s, p->tmp.len, p->in->lo[i], p->in->hi[j - 1]);
+	put(o, p->tmp.s, p->tmp.len, p->in->lo ? p->in->lo[i] : i,
+	    p->in->hi ? p->in->hi[j - 1] : j);
 	p->did |= how;
 	return 1;
 }
@@ -925,15 +934,24 @@ oxi_view_join(const struct oxi_view *in, struct oxi_view *out)
 {
 	const char *t = in->b.s ? in->b.s : "";
 	size_t n = in->b.len, i = 0, j, k, g, cnt;
+	unsigned char c;
 	int any = 0;
 
-	/* quick: is there a run like "a b c d e f g h" at all? */
-	for (i = 0, cnt = 0; i < n && cnt < 8; i++)
-		if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' &&
-		    (i == 0 || gap(t, n, i - 1)) && gap(t, n, i + 1))
-			cnt++;
-		else if (!gap(t, n, i) && ((unsigned char)t[i] & 0xc0) != 0x80)
-			cnt = 0;
+	/* quick: is there a run like "a b c d e f g h" at all?  A word of
+	 * one byte between white space counts, a longer one starts over */
+	for (i = 0, cnt = 0, k = 0; i < n && cnt < 8; i++) {
+		c = (unsigned char)t[i];
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			if (k == 1)
+				cnt++;
+			else if (k > 1)
+				cnt = 0;
+			k = 0;
+		} else if ((c & 0xc0) != 0x80)
+			k++;
+	}
+	if (k == 1)
+		cnt++;
 	if (cnt < 8)
 		return 0;
 	i = 0;

@@ -354,7 +354,7 @@ skeleton(const struct oxi_view *v, int light, char *out, uint32_t *idx)
 
 static int
 scanform(struct oxi_kscan *ks, const struct oxi_view *v, int light,
-    int view, char *t, uint32_t *idx)
+    int view, const char *t, const uint32_t *idx, size_t n)
 {
 	const struct oxi_known *k = ks->k;
 	const struct tab *tb = light ? &k->light : &k->skel;
@@ -363,11 +363,10 @@ scanform(struct oxi_kscan *ks, const struct oxi_view *v, int light,
 	struct oxi_piece p;
 	const char *s;
 	uint64_t key = 0;
-	size_t n, i, h, len, o, a;
+	size_t i, h, len, o, a;
 
-	if (tb->n == 0)
+	if (!k || tb->n == 0)
 		return 0;
-	n = skeleton(v, light, t, idx);
 	for (i = 0; i < n; i++) {
 		key = (key << 8 | (unsigned char)t[i]) & 0xffffffffffffULL;
 		if (i + 1 < Q)
@@ -410,21 +409,41 @@ scanform(struct oxi_kscan *ks, const struct oxi_view *v, int light,
 	return 0;
 }
 
+/* does ks look for values of the light form (light) or the other? */
+static int
+wants(const struct oxi_kscan *ks, int light)
+{
+	return ks && ks->k && (light ? ks->k->light.n : ks->k->skel.n) > 0;
+}
+
 int
-oxi_kscan_view(struct oxi_kscan *ks, const struct oxi_view *v)
+oxi_kscan_view(struct oxi_kscan *ks, struct oxi_kscan *ks2,
+    const struct oxi_view *v)
 {
 	char *t;
 	uint32_t *idx;
-	int r;
+	size_t n;
+	int r = 0, light;
 
-	if (!ks->k || ks->k->n == 0 || v->b.len == 0)
+	if ((!wants(ks, 0) && !wants(ks, 1) && !wants(ks2, 0) &&
+	    !wants(ks2, 1)) || v->b.len == 0)
 		return 0;
+	/* the skeleton once, for both sets */
 	t = xmalloc(v->b.len + 1);
 	idx = xmalloc((v->b.len + 1) * sizeof *idx);
-	r = scanform(ks, v, 0, ks->views, t, idx);
-	if (r == 0)
-		r = scanform(ks, v, 1, ks->views, t, idx);
-	ks->views++;
+	for (light = 0; light < 2 && r == 0; light++) {
+		if (!wants(ks, light) && !wants(ks2, light))
+			continue;
+		n = skeleton(v, light, t, idx);
+		if (wants(ks, light))
+			r = scanform(ks, v, light, ks->views, t, idx, n);
+		if (r == 0 && wants(ks2, light))
+			r = scanform(ks2, v, light, ks2->views, t, idx, n);
+	}
+	if (ks)
+		ks->views++;
+	if (ks2)
+		ks2->views++;
 	oxi_wipe(t, v->b.len);
 	free(t);
 	free(idx);

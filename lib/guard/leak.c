@@ -22,6 +22,7 @@
 #define IMAGE_GONE	"[image removed]"
 #define LINK_GONE	"[link removed]"
 #define WINDOW		512	/* context scanned again around a decoded run */
+#define EXTRA_MAX	(256 * 1024)	/* the extra views of the rules up to this */
 
 void
 oxi_leak_res_free(struct oxi_leak_res *r)
@@ -373,8 +374,7 @@ scan(const struct oxi_leak *lk, struct oxi_kscan *ks, struct oxi_kscan *kc, cons
 		}
 	}
 	for (i = 0; i < nv && rc == 0; i++) {
-		if (oxi_kscan_view(ks, &v[i]) < 0 ||
-		    oxi_kscan_view(kc, &v[i]) < 0) {
+		if (oxi_kscan_view(ks, kc, &v[i]) < 0) {
 			res->err = "too many pieces of secrets to judge";
 			rc = -1;
 		} else if (oxi_srules_scan(lk->rules, &v[i], &res->hits) < 0) {
@@ -382,8 +382,13 @@ scan(const struct oxi_leak *lk, struct oxi_kscan *ks, struct oxi_kscan *kc, cons
 			rc = -1;
 		}
 	}
-	/* the rules only: V0 backwards, in ROT13, with spaced letters joined */
-	if (rc == 0 && lk->rules) {
+	/*
+	 * The rules only: V0 backwards, in ROT13, with spaced letters
+	 * joined.  Not in a text of more than EXTRA_MAX bytes (a tool's
+	 * output): the secrets configured are found in those spellings
+	 * anyway (known.c), the rules' findings only in the text as it is.
+	 */
+	if (rc == 0 && lk->rules && v[0].b.len <= EXTRA_MAX) {
 		if (oxi_srules_wants(lk->rules, &v[0], 1) &&
 		    oxi_view_reverse(&v[0], &y) &&
 		    oxi_srules_scan(lk->rules, &y, &res->hits) < 0)

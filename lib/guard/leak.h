@@ -50,10 +50,15 @@ static inline void
 oxi_view_span(const struct oxi_view *v, size_t a, size_t b, uint32_t *lo,
     uint32_t *hi)
 {
+	if (!v->lo) {
+		*lo = (uint32_t)a;
+		*hi = (uint32_t)b;
+		return;
+	}
 	*lo = v->lo[a] < v->lo[b - 1] ? v->lo[a] : v->lo[b - 1];
 	*hi = v->hi[a] > v->hi[b - 1] ? v->hi[a] : v->hi[b - 1];
 }
-/* the original text: each byte stands for itself */
+/* the original text: each byte stands for itself (no lo and hi) */
 void oxi_view_root(struct oxi_view *, const char *s, size_t n);
 /* out = in folded for matching (no case folding): 0, or -1 */
 int oxi_view_fold(const struct oxi_view *in, struct oxi_view *out);
@@ -129,8 +134,10 @@ struct oxi_kscan {
 };
 void oxi_kscan_init(struct oxi_kscan *, const struct oxi_known *,
     const struct oxi_shown *);
-/* the pieces in a view: 0, or -1 when there are too many to judge */
-int oxi_kscan_view(struct oxi_kscan *, const struct oxi_view *);
+/* the pieces in a view, for one set and another (or NULL): 0, or -1
+ * when there are too many to judge */
+int oxi_kscan_view(struct oxi_kscan *, struct oxi_kscan *,
+    const struct oxi_view *);
 /* judges the pieces; those that leak are added to hits */
 void oxi_kscan_done(struct oxi_kscan *, struct oxi_hits *);
 /* what the text showed before the original's offset cut is now shown */
@@ -150,7 +157,8 @@ const char *oxi_srules_id(const struct oxi_srules *, int idx);
 /* the longest secret a rule may find, for the hold-back of drafts */
 size_t oxi_srules_maxlen(const struct oxi_srules *);
 /* would a rule's keyword be found in v read forwards (how 0), backwards
- * (1) or in ROT13 (2)?  Rules without keywords are left out. */
+ * (1) or in ROT13 (2)?  Rules without keywords are left out, and so are
+ * keywords shorter than 3 bytes read backwards or in ROT13. */
 int oxi_srules_wants(const struct oxi_srules *, const struct oxi_view *v,
     int how);
 /* the rules' findings in v added to hits: 0, or -1 (a match limit: the

@@ -62,6 +62,8 @@ struct ac {
 	int *go;		/* go[state * ncls + class] */
 	int *fail;
 	int **out;		/* per state: rules ending here, -1 ended */
+	unsigned char *longk;	/* per state: a keyword of 3 bytes or more
+				 * ends here */
 	int nstate, capstate;
 };
 
@@ -341,11 +343,13 @@ acnew(struct ac *a)
 		    sizeof *a->fail);
 		a->out = xrealloc(a->out, (size_t)a->capstate *
 		    sizeof *a->out);
+		a->longk = xrealloc(a->longk, (size_t)a->capstate);
 	}
 	memset(a->go + (size_t)s * a->ncls, 0xff, (size_t)a->ncls *
 	    sizeof *a->go);
 	a->fail[s] = 0;
 	a->out[s] = NULL;
+	a->longk[s] = 0;
 	a->nstate++;
 	return s;
 }
@@ -394,6 +398,8 @@ acbuild(struct oxi_srules *rs)
 			s = t;
 		}
 		outadd(&a->out[s], rs->kw[i].rule);
+		if (strlen(rs->kw[i].w) >= 3)
+			a->longk[s] = 1;
 	}
 	queue = xmalloc((size_t)a->nstate * sizeof *queue);
 	for (c = 0; c < a->ncls; c++) {
@@ -414,6 +420,7 @@ acbuild(struct oxi_srules *rs)
 				continue;
 			}
 			a->fail[t] = f;
+			a->longk[t] |= a->longk[f];
 			if (a->out[f])
 				for (k = 0; a->out[f][k] >= 0; k++)
 					outadd(&a->out[t], a->out[f][k]);
@@ -598,6 +605,7 @@ oxi_srules_free(struct oxi_srules *rs)
 	free(rs->ac.go);
 	free(rs->ac.fail);
 	free(rs->ac.out);
+	free(rs->ac.longk);
 	free(rs->always);
 	if (rs->mctx)
 		pcre2_match_context_free(rs->mctx);
@@ -798,7 +806,8 @@ oxi_srules_wants(const struct oxi_srules *rs, const struct oxi_view *v,
 		    c <= 'Z')))
 			c = (c | 0x20) < 'n' ? c + 13 : c - 13;
 		s = a->go[s * a->ncls + a->cls[c]];
-		if (a->out[s])
+		/* two-letter keywords ("ey") are everywhere reversed */
+		if (a->out[s] && (how == 0 || a->longk[s]))
 			return 1;
 	}
 	return 0;
