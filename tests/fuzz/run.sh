@@ -24,6 +24,7 @@ json) max=8192 w="discord slack telegram twilio openai-responses" ;;
 html) max=65536 w= ;;
 url) max=2048 w= ;;
 shpolicy) max=1024 w= ;;
+leak) max=16384 w= ;;
 openai) max=16384 w=openai-chat ;;
 anthropic) max=16384 w=anthropic ;;
 gemini) max=16384 w=gemini ;;
