@@ -42,7 +42,7 @@ lib/llm/openai.c: one dialect
 lib/llm/anthropic.c: one dialect
 lib/llm/gemini.c: one dialect
 lib/loop/turn.c: the life of a turn: its rounds, tool calls, failures and retries
-lib/guard/decode.c: the views of the leak scanner, one decoder per encoding
+lib/guard/decode.c: the decoded views of the leak scanner, one decoder per encoding
 lib/guard/srule.c: secret rules: their file, keyword automaton and matching'
 check 'bin/*.c at most 600 lines; lib/**/*.c at most 1000, over 700 named' \
 	'for f in "$TOP"/bin/*.c; do

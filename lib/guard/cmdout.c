@@ -27,10 +27,6 @@
 #include "guard/guard.h"
 #include "guard/leak.h"
 
-#ifndef OXI_SHAREDIR
-#define OXI_SHAREDIR	"/usr/local/share/oxi"
-#endif
-
 #define MAXOUT_DEFAULT	65536	/* outbound text cap in bytes */
 #define TRUNCATED	"\n[truncated]"
 #define WITHHELD	"[This reply was withheld: it showed protected " \
@@ -113,96 +109,6 @@ repliesfree(void)
 		replydrop(&replies[i]);
 }
 
-/*
- * The rules file: -r, $OXI_SECRET_RULES, else "secrets" in
- * $OXI_SHARE_DIR, in ../share/oxi beside the binary (a build tree), or
- * in the installed data directory.  "none" or "" goes without rules.
- */
-static const char *
-rulespath(void)
-{
-	static char path[PATH_MAX];
-	char exe[PATH_MAX], *s;
-	const char *v;
-	ssize_t n;
-
-	if ((v = rflag) || (v = oxi_getenv("OXI_SECRET_RULES")))
-		return *v && strcmp(v, "none") != 0 ? v : NULL;
-	if ((v = oxi_getenv("OXI_SHARE_DIR"))) {
-		snprintf(path, sizeof path, "%s/secrets", v);
-		return path;
-	}
-	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
-		exe[n] = '\0';
-		if ((s = strrchr(exe, '/'))) {
-			*s = '\0';
-			if ((s = strrchr(exe, '/'))) {
-				*s = '\0';
-				if ((size_t)snprintf(path, sizeof path,
-				    "%s/share/oxi/secrets", exe) < sizeof path &&
-				    access(path, F_OK) == 0)
-					return path;
-			}
-		}
-	}
-	snprintf(path, sizeof path, "%s/secrets", OXI_SHAREDIR);
-	return path;
-}
-
-/*
- * Builds the secret set from -s or $OXI_SECRETS_FILE, plus the variables
- * named in $OXI_REDACT_ENV.  A file it cannot read is fatal at start-up;
- * on reload, -1 after a warning, with *sec emptied.
- */
-static int
-loadsecrets(struct oxi_secrets *sec, int reload)
-{
-	const char *file, *names, *p, *val;
-	char name[256];
-	size_t n, nshort;
-	unsigned long first;
-
-	file = sflag ? sflag : oxi_getenv("OXI_SECRETS_FILE");
-	if (file) {
-		if (oxi_secrets_load(sec, file, &nshort, &first) < 0) {
-			if (!reload)
-				oxi_diesys(OXI_EX_USAGE, "unable to read "
-				    "secrets file '%s'", file);
-			oxi_warnsys("unable to read secrets file '%s'", file);
-			oxi_secrets_free(sec);
-			return -1;
-		}
-		if (nshort > 0)
-			oxi_warn("secrets file '%s': ignored %zu value%s "
-			    "shorter than %d bytes (first on line %lu)", file,
-			    nshort, nshort == 1 ? "" : "s", OXI_SECRET_MIN,
-			    first);
-	}
-	names = oxi_getenv("OXI_REDACT_ENV");
-	for (p = names ? names : ""; *p; p += n) {
-		n = strcspn(p, " \t\n,");
-		if (n == 0) {
-			n = 1;
-			continue;
-		}
-		if (n >= sizeof name) {
-			oxi_warn("OXI_REDACT_ENV: variable name too long");
-			continue;
-		}
-		memcpy(name, p, n);
-		name[n] = '\0';
-		if (!(val = oxi_getenv(name)))
-			oxi_warn("OXI_REDACT_ENV: variable '%s' is not set",
-			    name);
-		else if (oxi_secrets_add(sec, val, strlen(val)) == 1)
-			oxi_warn("OXI_REDACT_ENV: variable '%s' is shorter "
-			    "than %d bytes, ignored", name, OXI_SECRET_MIN);
-	}
-	if (sec->n == 0)
-		oxi_debug("no secrets configured");
-	return 0;
-}
-
 static void
 configure(int reload)
 {
@@ -225,8 +131,8 @@ configure(int reload)
 			    "for the truncation marker", maxbytes);
 		leak.home = oxi_getenv("HOME");
 	}
-	if ((path = rulespath()) && !(rules = oxi_srules_load(path, &err,
-	    &line))) {
+	if ((path = oxi_srules_path(rflag)) && !(rules = oxi_srules_load(path,
+	    &err, &line))) {
 		if (!reload)
 			oxi_die(OXI_EX_USAGE, "secret rules '%s'%s%.0lu: %s",
 			    path, line ? ", line " : "", line, err);
@@ -234,7 +140,7 @@ configure(int reload)
 		    path, err);
 		return;
 	}
-	if (loadsecrets(&ns, reload) < 0) {
+	if (oxi_secrets_config(&ns, sflag, reload) < 0) {
 		oxi_srules_free(rules);
 		oxi_warn("keeping the previous secrets");
 		return;

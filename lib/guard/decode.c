@@ -1,8 +1,8 @@
 /*
- * decode.c - views of a text for the leak scanner: folded, decoded one
- * layer at a time (base64, hex, percent, backslash and U+ escapes, HTML
- * entities), reversed, in ROT13, and with its spaced letters joined; and
- * the findings in them (struct oxi_hits)
+ * decode.c - the decoded views of a text for the leak scanner: one layer
+ * at a time, base64, hex, percent, backslash and U+ escapes and HTML
+ * entities decoded, and what a layer needs scanned again (the other
+ * views are view.c's)
  *
  * Each byte of a view carries the span of the original text it stands
  * for: a decoded byte stands for the whole encoded run it came from, so
@@ -50,83 +50,6 @@ tables(void)
 	done = 1;
 }
 
-static void
-need(struct oxi_view *v, size_t extra)
-{
-	size_t want = v->b.len + extra + 1;
-
-	if (want <= v->cap)
-		return;
-	v->cap = want < 64 ? 64 : want;
-	if (v->cap < want * 3 / 2)
-		v->cap = want * 3 / 2;
-	v->lo = xrealloc(v->lo, v->cap * sizeof *v->lo);
-	v->hi = xrealloc(v->hi, v->cap * sizeof *v->hi);
-}
-
-/* appends s[0..n), every byte standing for [lo, hi) */
-static void
-put(struct oxi_view *v, const void *s, size_t n, uint32_t lo, uint32_t hi)
-{
-	size_t i;
-
-	need(v, n);
-	for (i = 0; i < n; i++) {
-		v->lo[v->b.len + i] = lo;
-		v->hi[v->b.len + i] = hi;
-	}
-	oxi_buf_cat(&v->b, s, n);
-}
-
-/* appends bytes [i, j) of in with their own spans */
-static void
-copy(struct oxi_view *v, const struct oxi_view *in, size_t i, size_t j)
-{
-	if (j <= i)
-		return;
-	size_t k;
-
-	need(v, j - i);
-	if (!in->lo)	/* the original: each byte its own */
-		for (k = i; k < j; k++) {
-			v->lo[v->b.len + k - i] = (uint32_t)k;
-			v->hi[v->b.len + k - i] = (uint32_t)k + 1;
-		}
-	else {
-		memcpy(v->lo + v->b.len, in->lo + i, (j - i) * sizeof *v->lo);
-		memcpy(v->hi + v->b.len, in->hi + i, (j - i) * sizeof *v->hi);
-	}
-	oxi_buf_cat(&v->b, in->b.s + i, j - i);
-}
-
-static void
-start(struct oxi_view *out, const struct oxi_view *in)
-{
-	out->nchg = 0;
-	oxi_buf_reset(&out->b);
-	oxi_buf_grow(&out->b, in->b.len + 1);
-	out->b.s[0] = '\0';
-	need(out, in->b.len);
-	out->how = in->how;
-	out->depth = in->depth;
-}
-
-void
-oxi_view_root(struct oxi_view *v, const char *s, size_t n)
-{
-	/* no spans: each byte stands for itself (lo and hi NULL) */
-	oxi_buf_reset(&v->b);
-	free(v->lo);
-	free(v->hi);
-	v->lo = v->hi = NULL;
-	v->cap = 0;
-	oxi_buf_cat(&v->b, s, n);
-	if (!v->b.s)
-		oxi_buf_cat(&v->b, "", 0);
-	v->how = 0;
-	v->depth = 0;
-}
-
 void
 oxi_view_window(const struct oxi_view *in, struct oxi_view *out, size_t ctx)
 {
@@ -135,9 +58,9 @@ oxi_view_window(const struct oxi_view *in, struct oxi_view *out, size_t ctx)
 
 	for (k = 0; k + 1 < in->nchg; k += 2)
 		cover += in->chg[k + 1] - in->chg[k] + 2 * ctx;
-	start(out, in);
+	oxi_view_start(out, in);
 	if (in->nchg == 0 || cover >= n / 4 * 3) {
-		copy(out, in, 0, n);
+		oxi_view_copy(out, in, 0, n);
 		return;
 	}
 	for (k = 0; k + 1 < in->nchg; k = k) {
@@ -158,79 +81,11 @@ oxi_view_window(const struct oxi_view *in, struct oxi_view *out, size_t ctx)
 		if (a < end)
 			a = end;
 		if (out->b.len > 0)
-			put(out, "", 1, in->lo ? in->lo[a] : a, in->lo ?
+			oxi_view_put(out, "", 1, in->lo ? in->lo[a] : a, in->lo ?
 			    in->lo[a] : a);
-		copy(out, in, a, b);
+		oxi_view_copy(out, in, a, b);
 		end = b;
 	}
-}
-
-void
-oxi_view_free(struct oxi_view *v)
-{
-	free(v->chg);
-	v->chg = NULL;
-	v->nchg = v->capchg = 0;
-	oxi_buf_free(&v->b);
-	free(v->lo);
-	free(v->hi);
-	v->lo = v->hi = NULL;
-	v->cap = 0;
-}
-
-void
-oxi_hits_add(struct oxi_hits *h, const struct oxi_hit *x)
-{
-	size_t i;
-
-	/* a later view finds again what an earlier one found */
-	for (i = h->n; i-- > 0 && h->n - i < 4096;)
-		if (h->v[i].lo == x->lo && h->v[i].hi == x->hi &&
-		    h->v[i].kind == x->kind && h->v[i].idx == x->idx)
-			return;
-	if (h->n == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 16;
-		h->v = xrealloc(h->v, h->cap * sizeof *h->v);
-	}
-	h->v[h->n++] = *x;
-}
-
-void
-oxi_hits_free(struct oxi_hits *h)
-{
-	free(h->v);
-	h->v = NULL;
-	h->n = h->cap = 0;
-}
-
-int
-oxi_view_fold(const struct oxi_view *in, struct oxi_view *out)
-{
-	struct oxi_fold f = OXI_FOLD_INIT;
-	size_t i, n, end;
-
-	oxi_fold(&f, in->b.s ? in->b.s : "", in->b.len, OXI_FOLD_SPACE |
-	    OXI_FOLD_WIDTH | OXI_FOLD_CONFUSE | OXI_FOLD_MAP);
-	start(out, in);
-	n = f.out.len;
-	need(out, n);
-	/* the end of the input a byte came from: the next larger offset */
-	end = in->b.len;
-	for (i = n; i-- > 0;) {
-		if (i + 1 < n && f.map[i + 1] > f.map[i])
-			end = f.map[i + 1];
-		else if (i + 1 == n)
-			end = f.map[n] > f.map[i] ? f.map[n] : in->b.len;
-		if (f.map[i] >= in->b.len || end == 0) {
-			oxi_fold_free(&f);
-			return -1;
-		}
-		out->lo[i] = in->lo ? in->lo[f.map[i]] : (uint32_t)f.map[i];
-		out->hi[i] = in->hi ? in->hi[end - 1] : (uint32_t)end;
-	}
-	oxi_buf_cat(&out->b, f.out.s ? f.out.s : "", n);
-	oxi_fold_free(&f);
-	return 0;
 }
 
 /*
@@ -355,7 +210,7 @@ struct pass {
 static void
 flushto(struct pass *p, size_t i, size_t j)
 {
-	copy(p->out, p->in, p->lit, i);
+	oxi_view_copy(p->out, p->in, p->lit, i);
 	p->lit = j;
 }
 
@@ -376,7 +231,7 @@ emit(struct pass *p, size_t i, size_t j, unsigned how)
 		o->chg[o->nchg++] = o->b.len;
 		o->chg[o->nchg++] = o->b.len + p->tmp.len;
 	}
-	put(o, p->tmp.s, p->tmp.len, p->in->lo ? p->in->lo[i] : i,
+	oxi_view_put(o, p->tmp.s, p->tmp.len, p->in->lo ? p->in->lo[i] : i,
 	    p->in->hi ? p->in->hi[j - 1] : j);
 	p->did |= how;
 	return 1;
@@ -829,7 +684,7 @@ oxi_view_decode(const struct oxi_view *in, struct oxi_view *out,
 	p.t = in->b.s ? in->b.s : "";
 	p.n = in->b.len;
 	p.which = which;
-	start(out, in);
+	oxi_view_start(out, in);
 	while (i < p.n) {
 		c = (unsigned char)p.t[i];
 		r = 0;
@@ -871,121 +726,6 @@ oxi_view_decode(const struct oxi_view *in, struct oxi_view *out,
 	oxi_buf_free(&p.tmp);
 	free(p.pos);
 	return p.did;
-}
-
-int
-oxi_view_reverse(const struct oxi_view *in, struct oxi_view *out)
-{
-	const char *t = in->b.s ? in->b.s : "";
-	size_t n = in->b.len, j = n, k, at = 0;
-
-	start(out, in);
-	need(out, n);
-	while (j > 0) {
-		k = j - 1;
-		while (k > 0 && ((unsigned char)t[k] & 0xc0) == 0x80 &&
-		    j - k < 4)
-			k--;
-		memcpy(out->b.s + at, t + k, j - k);
-		memcpy(out->lo + at, in->lo + k, (j - k) * sizeof *out->lo);
-		memcpy(out->hi + at, in->hi + k, (j - k) * sizeof *out->hi);
-		at += j - k;
-		j = k;
-	}
-	out->b.len = n;
-	out->b.s[n] = '\0';
-	return n > 1;
-}
-
-int
-oxi_view_rot13(const struct oxi_view *in, struct oxi_view *out)
-{
-	size_t i;
-	char *s;
-	int any = 0;
-
-	start(out, in);
-	copy(out, in, 0, in->b.len);
-	s = out->b.s;
-	for (i = 0; i < out->b.len; i++)
-		if (s[i] >= 'a' && s[i] <= 'z') {
-			s[i] = (char)('a' + (s[i] - 'a' + 13) % 26);
-			any = 1;
-		} else if (s[i] >= 'A' && s[i] <= 'Z') {
-			s[i] = (char)('A' + (s[i] - 'A' + 13) % 26);
-			any = 1;
-		}
-	return any;
-}
-
-/* is t[i] white space between the letters of a spaced word? */
-static size_t
-gap(const char *t, size_t n, size_t i)
-{
-	if (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n'))
-		return 1;
-	if (i + 1 < n && t[i] == '\r' && t[i + 1] == '\n')
-		return 2;
-	return 0;
-}
-
-int
-oxi_view_join(const struct oxi_view *in, struct oxi_view *out)
-{
-	const char *t = in->b.s ? in->b.s : "";
-	size_t n = in->b.len, i = 0, j, k, g, cnt;
-	unsigned char c;
-	int any = 0;
-
-	/* quick: is there a run like "a b c d e f g h" at all?  A word of
-	 * one byte between white space counts, a longer one starts over */
-	for (i = 0, cnt = 0, k = 0; i < n && cnt < 8; i++) {
-		c = (unsigned char)t[i];
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-			if (k == 1)
-				cnt++;
-			else if (k > 1)
-				cnt = 0;
-			k = 0;
-		} else if ((c & 0xc0) != 0x80)
-			k++;
-	}
-	if (k == 1)
-		cnt++;
-	if (cnt < 8)
-		return 0;
-	i = 0;
-	start(out, in);
-	while (i < n) {
-		/* single characters, each followed by one gap */
-		cnt = 0;
-		j = i;
-		while (j < n && !gap(t, n, j)) {
-			k = oxi_utf8_seq(t + j, n - j);
-			if (k == 0)
-				k = 1;
-			if (j + k < n && !gap(t, n, j + k))
-				break;
-			cnt++;
-			g = gap(t, n, j + k);
-			if (g == 0 || j + k + g >= n || gap(t, n, j + k + g)) {
-				j += k;
-				break;
-			}
-			j += k + g;
-		}
-		if (cnt >= 8) {
-			for (k = i; k < j; k++)
-				if (!gap(t, n, k) && t[k] != '\r')
-					copy(out, in, k, k + 1);
-			any = 1;
-			i = j;
-			continue;
-		}
-		copy(out, in, i, i + 1);
-		i++;
-	}
-	return any;
 }
 
 unsigned

@@ -349,8 +349,8 @@ draftcut(const char *s, size_t n, size_t hold)
 
 /* the views of the text, scanned by the known sets and the rules */
 static int
-scan(const struct oxi_leak *lk, struct oxi_kscan *ks, struct oxi_kscan *kc, const struct oxi_view *root,
-    struct oxi_leak_res *res)
+scan(const struct oxi_leak *lk, struct oxi_kscan *ks, struct oxi_kscan *kc,
+    const struct oxi_view *root, struct oxi_leak_res *res)
 {
 	struct oxi_view v[OXI_DEC_DEPTH + 1], x = OXI_VIEW_INIT,
 	    y = OXI_VIEW_INIT;

@@ -15,7 +15,7 @@
 
 #include "oxi.h"
 
-/* decode.c: views and the decoders */
+/* view.c and decode.c: views, and the decoders */
 #define OXI_DEC_B64	0x01	/* base64, standard or URL-safe, wrapped */
 #define OXI_DEC_HEX	0x02	/* hex, bare or with separators, \x, 0x */
 #define OXI_DEC_PCT	0x04	/* percent-encoding */
@@ -58,6 +58,15 @@ oxi_view_span(const struct oxi_view *v, size_t a, size_t b, uint32_t *lo,
 	*lo = v->lo[a] < v->lo[b - 1] ? v->lo[a] : v->lo[b - 1];
 	*hi = v->hi[a] > v->hi[b - 1] ? v->hi[a] : v->hi[b - 1];
 }
+/* view.c: the building of views, for decode.c: room for extra bytes,
+ * bytes that stand for [lo, hi), bytes [i, j) of another view with their
+ * spans, an empty view to fill from another (its how and depth) */
+void oxi_view_need(struct oxi_view *, size_t extra);
+void oxi_view_put(struct oxi_view *, const void *s, size_t n, uint32_t lo,
+    uint32_t hi);
+void oxi_view_copy(struct oxi_view *, const struct oxi_view *in, size_t i,
+    size_t j);
+void oxi_view_start(struct oxi_view *out, const struct oxi_view *in);
 /* the original text: each byte stands for itself (no lo and hi) */
 void oxi_view_root(struct oxi_view *, const char *s, size_t n);
 /* out = in folded for matching (no case folding): 0, or -1 */
@@ -144,6 +153,21 @@ void oxi_kscan_done(struct oxi_kscan *, struct oxi_hits *);
 void oxi_kscan_note(const struct oxi_kscan *, struct oxi_shown *,
     uint32_t cut);
 void oxi_kscan_free(struct oxi_kscan *);
+
+/* redact.c: where the configuration of out comes from */
+/*
+ * The rules file: rflag (-r), $OXI_SECRET_RULES, else "secrets" in
+ * $OXI_SHARE_DIR, in ../share/oxi beside the binary (a build tree), or in
+ * the installed data directory; NULL for "none" or "".  Static.
+ */
+const char *oxi_srules_path(const char *rflag);
+/*
+ * The secret set from the file sflag (-s) or $OXI_SECRETS_FILE, plus the
+ * variables named in $OXI_REDACT_ENV.  A file it cannot read is fatal at
+ * start-up; on reload, -1 after a warning, with *sec emptied.
+ */
+int oxi_secrets_config(struct oxi_secrets *, const char *sflag,
+    int reload);
 
 /* srule.c: pattern rules in the manner of gitleaks (share/oxi/secrets) */
 struct oxi_srules;

@@ -4,8 +4,9 @@
  * oxi(7), CANARY: a key of 32 bytes from getrandom(2), in hex, in a file
  * of mode 0600 (cfg->canarykey) that this side creates when it is not
  * there; the canary of a session is the keyed BLAKE2b of "oxi-canary-v1",
- * a NUL and the session's id, 16 bytes, in 32 lower-case hex digits.  oxi-guard out derives the same from the same file and blocks
- * a reply that shows it (lib/guard/canary.c).
+ * a NUL and the session's id, 16 bytes, in 32 lower-case hex digits.
+ * oxi-guard out derives the same from the same file and blocks a reply
+ * that shows it (lib/guard/canary.c).
  */
 #include <sys/random.h>
 #include <sys/stat.h>
