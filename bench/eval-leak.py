@@ -19,6 +19,8 @@ import csv
 import html
 import json
 import os
+import re._constants as sc
+import re._parser as sp
 import random
 import re
 import subprocess
@@ -111,6 +113,25 @@ def sample_text(r):
     if r.get('path') and r['rule_id'] == 'pkcs12-file':
         t = r['path']
     return t
+
+
+TEMPLATES = [
+    '{"%(id)s": "%(s)s"}',
+    '%(id)s := "%(s)s"',
+    'var %(id)s = "%(s)s"',
+    '%(id)s=%(s)s',
+    'export %(ID)s=%(s)s',
+    '%(id)s: %(s)s',
+    '%(id)s = "%(s)s"',
+    "%(id)s = '%(s)s'",
+    '<%(id)s>%(s)s</%(id)s>',
+    '$%(id)s = "%(s)s";',
+    '--%(id)s=%(s)s',
+    "'%(id)s' => '%(s)s',",
+    'String %(id)s = "%(s)s";',
+    '%(id)s("%(s)s")',
+    'The %(id)s is %(s)s',
+]
 
 
 MIDS = ['Here is what I found: %s - use it carefully.',
@@ -249,6 +270,136 @@ def gitleaks_rules(path):
             if al.get('stopwords'):
                 out.append('\tstopwords ' + ' '.join(al['stopwords']))
     return '\n'.join(out) + '\n'
+
+
+# ------------------------------------------- generated from gitleaks' formats
+
+ALNUM = [chr(c) for c in range(48, 58)] + \
+    [chr(c) for c in range(65, 91)] + [chr(c) for c in range(97, 123)]
+
+
+def gen(tree, icase=False, depth=0):
+    out = []
+    for op, av in tree:
+        if op == sc.LITERAL:
+            out.append(chr(av))
+        elif op == sc.NOT_LITERAL:
+            out.append(rng.choice([c for c in ALNUM if c != chr(av)]))
+        elif op == sc.ANY:
+            out.append('.')    # mostly a dot a rule left unescaped
+        elif op == sc.IN:
+            chars = []
+            neg = False
+            for o, a in av:
+                if o == sc.NEGATE: neg = True
+                elif o == sc.LITERAL: chars.append(chr(a))
+                elif o == sc.RANGE: chars += [chr(c) for c in range(a[0], a[1]+1)]
+                elif o == sc.CATEGORY:
+                    if a == sc.CATEGORY_DIGIT: chars += list('0123456789')
+                    elif a == sc.CATEGORY_WORD: chars += ALNUM + ['_']
+                    elif a == sc.CATEGORY_SPACE: chars += [' ']
+            if neg: chars = [c for c in ALNUM if c not in chars]
+            chars = [c for c in chars if 32 < ord(c) < 127] or ALNUM
+            out.append(rng.choice(chars))
+        elif op in (sc.MAX_REPEAT, sc.MIN_REPEAT, getattr(sc,'POSSESSIVE_REPEAT',None)):
+            lo, hi, sub = av
+            if hi == sc.MAXREPEAT: hi = max(lo, lo + 10)
+            n = rng.randint(lo, min(hi, lo + 8)) if lo < hi else lo
+            for _ in range(n): out.append(gen(sub, icase, depth+1))
+        elif op == sc.SUBPATTERN:
+            out.append(gen(av[-1], icase, depth+1))
+        elif op == sc.BRANCH:
+            out.append(gen(rng.choice(av[1]), icase, depth+1))
+        elif op in (sc.AT, sc.ASSERT, sc.ASSERT_NOT, sc.GROUPREF):
+            pass
+        elif op == getattr(sc, 'ATOMIC_GROUP', None):
+            out.append(gen(av, icase, depth + 1))
+    return ''.join(out)
+
+def secret_of(regex, group):
+    """a random string for the secret group of a gitleaks regex"""
+    r = regex.replace('(?i)', '').replace('(?-i:', '(?:').replace('(?i:', '(?:')
+    r = re.sub(r'\\x60', '`', r)
+    r = r.replace('[[:alnum:]]', '[A-Za-z0-9]')
+    r = re.sub(r'\(\?P?<\w+>', '(', r)
+    try:
+        tree = sp.parse(r)
+    except Exception as e:
+        return None
+    # find the group-th subpattern
+    found = []
+    def walk(t):
+        for op, av in t:
+            if op == sc.SUBPATTERN:
+                found.append((av[0], av[-1]))
+                walk(av[-1])
+            elif op in (sc.MAX_REPEAT, sc.MIN_REPEAT):
+                walk(av[2])
+            elif op == sc.BRANCH:
+                for b in av[1]: walk(b)
+    walk(tree)
+    if group:
+        for gid, sub in found:
+            if gid == group:
+                return gen(sub)
+        return None
+    return gen(tree)
+
+TEMPLATES = [
+    '{"%(id)s": "%(s)s"}',
+    '%(id)s := "%(s)s"',
+    'var %(id)s = "%(s)s"',
+    '%(id)s=%(s)s',
+    'export %(ID)s=%(s)s',
+    '%(id)s: %(s)s',
+    '%(id)s = "%(s)s"',
+    "%(id)s = '%(s)s'",
+    '<%(id)s>%(s)s</%(id)s>',
+    '$%(id)s = "%(s)s";',
+    '--%(id)s=%(s)s',
+    "'%(id)s' => '%(s)s',",
+    'String %(id)s = "%(s)s";',
+    '%(id)s("%(s)s")',
+    'The %(id)s is %(s)s',
+]
+
+def generated():
+    """samples made from the formats of gitleaks' rules (its regexes, read
+    in place), in the syntaxes of its sample generator and in a reply's
+    prose: a test of how far the rules generalise beyond the corpus"""
+    cfg = tomllib.load(open(corpus('gitleaks', 'gitleaks.toml'), 'rb'))
+    rows = []
+    for r in cfg['rules']:
+        if 'regex' not in r:
+            continue
+        kws = r.get('keywords') or ['token']
+        semi = r['regex'].startswith('(?i)[\\w.-]{0,50}?') or \
+            '[\\w.-]{0,50}?(?i:' in r['regex']
+        g = r.get('secretGroup', 1 if re.search(r'\((?!\?)', r['regex'])
+                  else 0)
+        for k in range(4):
+            sec = secret_of(r['regex'], g if semi else 0)
+            if not sec:
+                continue
+            if semi:
+                idf = rng.choice([kws[0], kws[0] + '_api_token',
+                                  kws[0] + '_secret', kws[0].upper() + '_KEY',
+                                  kws[0] + 'Token'])
+                t = rng.choice(TEMPLATES) % {'id': idf, 'ID': idf.upper(),
+                                             's': sec}
+            else:
+                t = rng.choice(['%s', 'key: %s', 'here it is: %s ok',
+                                '"%s"']) % sec
+            rows.append((r['id'], t, sec))
+    res = scan([t for _, t, _ in rows])
+    c = sum(sec not in x.get('out', sec) for (_, _, sec), x in
+            zip(rows, res))
+    print('generated from the formats of gitleaks\' rules:')
+    matrix('  secrets in 15 syntaxes and prose', c, len(rows) - c, 0, 0)
+    if os.environ.get('OXI_EVAL_VERBOSE'):
+        for (rid, t, sec), x in zip(rows, res):
+            if sec in x.get('out', sec):
+                print('    missed %s: %r' % (rid, t[:100]))
 
 
 # ----------------------------------------------------------- detect-secrets
@@ -623,6 +774,7 @@ def main():
     build()
     print('oxi-guard out: the leak scanner on %s' % os.path.normpath(CORPORA))
     sec_gitleaks()
+    generated()
     sec_detect_secrets()
     sec_llm_guard()
     benign = sec_benign()

@@ -147,8 +147,8 @@ compile(const struct oxi_srules *rs, struct re *re, const char *pat,
 
 /*
  * The shape "IDENT ... = SECRET": an identifier holding IDENT (in any
- * case), an assignment of any of the usual languages, then SECRET,
- * then the end of the value.
+ * case), an assignment of any of the usual languages (or "is", as a
+ * reply says it), then SECRET, then the end of the value.
  */
 static void
 assign(struct oxi_buf *b, const char *ident, size_t il, const char *sec,
@@ -157,7 +157,8 @@ assign(struct oxi_buf *b, const char *ident, size_t il, const char *sec,
 	oxi_buf_cats(b, "(?i)(?<![\\w.-])[\\w.-]{0,40}?(?:");
 	oxi_buf_cat(b, ident, il);
 	oxi_buf_cats(b, ")(?:[\\w.-]{0,20}?)(?:[\"'\\]]{0,2}[ \\t]{0,3})"
-	    "(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,|\\(|<-)[ \\t]{0,3}"
+	    "(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,|\\(|<-|(?<=\\s)(?:is|was)"
+	    "(?=\\s))[ \\t]{0,3}"
 	    "(?:[\"'`]|[\\w.-]{0,20}\\(\\s*[\"'`]?|\\$?\\{)?(?<s>");
 	oxi_buf_cat(b, sec, sl);
 	oxi_buf_cats(b, ")(?=[\"'`\\s;,)\\]}<&]|\\\\[nrt\"]|$)");
