@@ -115,6 +115,7 @@ def sample_text(r):
     return t
 
 
+# the syntaxes of a secret named in code, configuration and prose
 TEMPLATES = [
     '{"%(id)s": "%(s)s"}',
     '%(id)s := "%(s)s"',
@@ -278,7 +279,28 @@ ALNUM = [chr(c) for c in range(48, 58)] + \
     [chr(c) for c in range(65, 91)] + [chr(c) for c in range(97, 123)]
 
 
-def gen(tree, icase=False, depth=0):
+def pick(cls):
+    """a character of a character class of sre_parse"""
+    chars, neg = [], False
+    for o, a in cls:
+        if o == sc.NEGATE:
+            neg = True
+        elif o == sc.LITERAL:
+            chars.append(chr(a))
+        elif o == sc.RANGE:
+            chars += [chr(c) for c in range(a[0], a[1] + 1)]
+        elif o == sc.CATEGORY and a == sc.CATEGORY_DIGIT:
+            chars += list('0123456789')
+        elif o == sc.CATEGORY and a == sc.CATEGORY_WORD:
+            chars += ALNUM + ['_']
+    if neg:
+        chars = [c for c in ALNUM if c not in chars]
+    chars = [c for c in chars if 32 < ord(c) < 127] or ALNUM
+    return rng.choice(chars)
+
+
+def gen(tree):
+    """a random string the parsed regex tree matches (near enough)"""
     out = []
     for op, av in tree:
         if op == sc.LITERAL:
@@ -286,82 +308,50 @@ def gen(tree, icase=False, depth=0):
         elif op == sc.NOT_LITERAL:
             out.append(rng.choice([c for c in ALNUM if c != chr(av)]))
         elif op == sc.ANY:
-            out.append('.')    # mostly a dot a rule left unescaped
+            out.append('.')     # mostly a dot a rule left unescaped
         elif op == sc.IN:
-            chars = []
-            neg = False
-            for o, a in av:
-                if o == sc.NEGATE: neg = True
-                elif o == sc.LITERAL: chars.append(chr(a))
-                elif o == sc.RANGE: chars += [chr(c) for c in range(a[0], a[1]+1)]
-                elif o == sc.CATEGORY:
-                    if a == sc.CATEGORY_DIGIT: chars += list('0123456789')
-                    elif a == sc.CATEGORY_WORD: chars += ALNUM + ['_']
-                    elif a == sc.CATEGORY_SPACE: chars += [' ']
-            if neg: chars = [c for c in ALNUM if c not in chars]
-            chars = [c for c in chars if 32 < ord(c) < 127] or ALNUM
-            out.append(rng.choice(chars))
-        elif op in (sc.MAX_REPEAT, sc.MIN_REPEAT, getattr(sc,'POSSESSIVE_REPEAT',None)):
+            out.append(pick(av))
+        elif op in (sc.MAX_REPEAT, sc.MIN_REPEAT, sc.POSSESSIVE_REPEAT):
             lo, hi, sub = av
-            if hi == sc.MAXREPEAT: hi = max(lo, lo + 10)
-            n = rng.randint(lo, min(hi, lo + 8)) if lo < hi else lo
-            for _ in range(n): out.append(gen(sub, icase, depth+1))
+            hi = min(lo + 8, hi)
+            for _ in range(rng.randint(lo, max(lo, hi))):
+                out.append(gen(sub))
         elif op == sc.SUBPATTERN:
-            out.append(gen(av[-1], icase, depth+1))
+            out.append(gen(av[-1]))
+        elif op == sc.ATOMIC_GROUP:
+            out.append(gen(av))
         elif op == sc.BRANCH:
-            out.append(gen(rng.choice(av[1]), icase, depth+1))
-        elif op in (sc.AT, sc.ASSERT, sc.ASSERT_NOT, sc.GROUPREF):
-            pass
-        elif op == getattr(sc, 'ATOMIC_GROUP', None):
-            out.append(gen(av, icase, depth + 1))
+            out.append(gen(rng.choice(av[1])))
     return ''.join(out)
 
+
 def secret_of(regex, group):
-    """a random string for the secret group of a gitleaks regex"""
-    r = regex.replace('(?i)', '').replace('(?-i:', '(?:').replace('(?i:', '(?:')
-    r = re.sub(r'\\x60', '`', r)
-    r = r.replace('[[:alnum:]]', '[A-Za-z0-9]')
+    """a random string for a capture group (0: all) of a gitleaks regex"""
+    r = regex.replace('(?i)', '').replace('(?-i:', '(?:').replace('(?i:',
+                                                                   '(?:')
+    r = r.replace('\\x60', '`').replace('[[:alnum:]]', '[A-Za-z0-9]')
     r = re.sub(r'\(\?P?<\w+>', '(', r)
     try:
         tree = sp.parse(r)
-    except Exception as e:
+    except Exception:
         return None
-    # find the group-th subpattern
-    found = []
+    if not group:
+        return gen(tree)
+    found = {}
+
     def walk(t):
         for op, av in t:
             if op == sc.SUBPATTERN:
-                found.append((av[0], av[-1]))
+                found.setdefault(av[0], av[-1])
                 walk(av[-1])
             elif op in (sc.MAX_REPEAT, sc.MIN_REPEAT):
                 walk(av[2])
             elif op == sc.BRANCH:
-                for b in av[1]: walk(b)
+                for x in av[1]:
+                    walk(x)
     walk(tree)
-    if group:
-        for gid, sub in found:
-            if gid == group:
-                return gen(sub)
-        return None
-    return gen(tree)
+    return gen(found[group]) if group in found else None
 
-TEMPLATES = [
-    '{"%(id)s": "%(s)s"}',
-    '%(id)s := "%(s)s"',
-    'var %(id)s = "%(s)s"',
-    '%(id)s=%(s)s',
-    'export %(ID)s=%(s)s',
-    '%(id)s: %(s)s',
-    '%(id)s = "%(s)s"',
-    "%(id)s = '%(s)s'",
-    '<%(id)s>%(s)s</%(id)s>',
-    '$%(id)s = "%(s)s";',
-    '--%(id)s=%(s)s',
-    "'%(id)s' => '%(s)s',",
-    'String %(id)s = "%(s)s";',
-    '%(id)s("%(s)s")',
-    'The %(id)s is %(s)s',
-]
 
 def generated():
     """samples made from the formats of gitleaks' rules (its regexes, read
