@@ -5,7 +5,7 @@
 include config.mk
 
 CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool
-SCRIPTS = oxi-chat
+SCRIPTS = oxi-chat oxi-svc
 BINS = $(CMDS:%=bin/%)
 
 LIBSRC != ls lib/*.c lib/*/*.c 2>/dev/null
@@ -14,14 +14,17 @@ LIBHDR != ls lib/*.h lib/*/*.h 2>/dev/null
 UNITSRC != ls tests/unit/t-*.c 2>/dev/null
 UNITS = $(UNITSRC:.c=)
 
-# each command links only what it needs
-LIBS_oxi-recv  = $(JQ_LIBS)
-LIBS_oxi-send  = $(JQ_LIBS)
+# each command links only what it needs (the channel table names both
+# sides of a channel: oxi-recv links the sender's libmd4c, oxi-send
+# the webhook's libmicrohttpd)
+LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
+LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
-LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) $(JQ_LIBS)
+LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) \
+	$(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 
 ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) $(OXI_CFLAGS) $(CFLAGS)
 
@@ -51,7 +54,8 @@ $(NET_OBJ): $(NET_H)
 $(LLM_OBJ): $(NET_H) $(LLM_H)
 $(TOOL_OBJ): $(NET_H) $(SBX_H) $(TOOL_H)
 $(SBX_OBJ): $(SBX_H)
-$(CHAN_OBJ): lib/channel/channel.h
+CHAN_H != ls lib/channel/*.h
+$(CHAN_OBJ): $(NET_H) $(CHAN_H)
 $(GUARD_OBJ): $(GUARD_H)
 $(LOOP_OBJ): lib/loop/loop.h
 
@@ -141,9 +145,10 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	-fsanitize=fuzzer-no-link,address,undefined
 FUZZ_ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) -std=c99 $(WFLAGS) \
 	$(JQ_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS) \
-	$(PCRE2_CFLAGS) $(FUZZ_CFLAGS)
+	$(PCRE2_CFLAGS) $(MHD_CFLAGS) $(MD4C_CFLAGS) $(FUZZ_CFLAGS)
 FUZZ_DIALECTS = openai anthropic gemini ollama responses
-FUZZ_HARNESSES = nd sse json html url shpolicy leak $(FUZZ_DIALECTS)
+FUZZ_HARNESSES = nd sse json html url shpolicy tgmd tgupdate leak \
+	$(FUZZ_DIALECTS)
 FUZZ_OBJ = $(LIBSRC:lib/%.c=tests/fuzz/obj/%.o)
 FUZZ_LIB = tests/fuzz/obj/liboxi.a
 FUZZ_BINS = $(FUZZ_HARNESSES:%=tests/fuzz/fz-%)

@@ -24,12 +24,17 @@ SODIUM_CFLAGS != $(PKG_CONFIG) --cflags libsodium 2>/dev/null || true
 SODIUM_LIBS   != $(PKG_CONFIG) --libs libsodium 2>/dev/null || echo -lsodium
 PCRE2_CFLAGS != $(PKG_CONFIG) --cflags libpcre2-8 2>/dev/null || true
 PCRE2_LIBS   != $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null || echo -lpcre2-8
+MHD_CFLAGS != $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null || true
+MHD_LIBS   != $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd
+MD4C_CFLAGS != $(PKG_CONFIG) --cflags md4c 2>/dev/null || true
+MD4C_LIBS   != $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c
 
 OPTFLAGS = -O2 -g
 WFLAGS   = -Wall -Wextra
 OXI_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Ilib -DOXI_SHAREDIR=\"$(DATADIR)/oxi\"
 OXI_CFLAGS = -std=c99 $(OPTFLAGS) $(WFLAGS) $(JQ_CFLAGS) $(CURL_CFLAGS) \
-	$(SQLITE_CFLAGS) $(SODIUM_CFLAGS) $(PCRE2_CFLAGS)
+	$(SQLITE_CFLAGS) $(SODIUM_CFLAGS) $(PCRE2_CFLAGS) $(MHD_CFLAGS) \
+	$(MD4C_CFLAGS)
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
 
@@ -37,6 +42,7 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
 # needed at run time too: the sandbox of oxi-tool (else Landlock + seccomp);
 # clang, libclang-rt-dev (libFuzzer) and llvm (llvm-symbolizer) for make fuzz
 DEPS_BUILD = gcc make pkg-config libc6-dev libjq-dev libcurl4-openssl-dev \
-	libsqlite3-dev libsodium-dev libpcre2-dev bubblewrap
+	libsqlite3-dev libsodium-dev libpcre2-dev libmicrohttpd-dev libmd4c-dev \
+	bubblewrap
 DEPS_TEST = perl python3 mandoc bsdextrautils valgrind clang libclang-rt-dev \
 	llvm tmux

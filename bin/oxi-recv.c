@@ -1,12 +1,15 @@
 /*
  * oxi-recv - receive chat messages from a channel as msg.in records
  *
- * oxi-recv [-v] [-d fd] [-l maxline] [-c chat] [-t thread] [-u user]
- *     [-m text] [-r fd] channel
+ * oxi-recv [-v] [-a account] [-d fd] [-l maxline] [-c chat] [-t thread]
+ *     [-u user] [-m text] [-r fd] [-w [addr:]port] channel
  *
- * Runs the receiver of one channel (only "cli", the terminal, for now)
+ * Runs the receiver of one channel ("cli", the terminal, or "telegram")
  * and writes one msg.in record per incoming message to stdout, flushed
- * per record; -m text is sent first.  cli: on a terminal, a small line
+ * per record.  telegram: long polling of the Bot API, or with -w its
+ * webhook on [addr:]port (127.0.0.1 unless addr says otherwise); each
+ * update is in the ledger before it is confirmed; -a names the bot's
+ * account.  cli: -m text is sent first.  cli: on a terminal, a small line
  * editor: Enter sends, a bracketed paste or the lines between two lines
  * of """ are one message, Ctrl-C stops the reply in flight (a msg.in
  * "/stop") or, at an idle prompt and pressed twice, leaves; the sender's
@@ -25,8 +28,8 @@
 #include "oxi.h"
 #include "channel/channel.h"
 
-#define USAGE "oxi-recv [-v] [-d fd] [-l maxline] [-c chat] [-t thread] " \
-	"[-u user] [-m text] [-r fd] channel"
+#define USAGE "oxi-recv [-v] [-a account] [-d fd] [-l maxline] [-c chat] " \
+	"[-t thread] [-u user] [-m text] [-r fd] [-w [addr:]port] channel"
 
 int
 main(int argc, char *argv[])
@@ -37,8 +40,11 @@ main(int argc, char *argv[])
 	oxi_prog = "oxi-recv";
 	oxi_std_opts(argc, argv, USAGE);
 	oxi_chan_opts_init(&o);
-	while ((c = getopt(argc, argv, "c:d:l:m:r:t:u:v")) != -1)
+	while ((c = getopt(argc, argv, "a:c:d:l:m:r:t:u:vw:")) != -1)
 		switch (c) {
+		case 'a':
+			o.account = oxi_chan_namearg(optarg, "account");
+			break;
 		case 'c':
 			o.chat = oxi_chan_namearg(optarg, "chat id");
 			break;
@@ -62,6 +68,9 @@ main(int argc, char *argv[])
 			break;
 		case 'v':
 			oxi_verbose++;
+			break;
+		case 'w':
+			o.webhook = oxi_chan_namearg(optarg, "webhook address");
 			break;
 		default:
 			oxi_usage(USAGE);

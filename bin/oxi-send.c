@@ -1,12 +1,16 @@
 /*
  * oxi-send - deliver replies to a channel
  *
- * oxi-send [-Dv] [-d fd] [-e fd] [-l maxline] [-r fd] channel
+ * oxi-send [-Dv] [-a account] [-d fd] [-e fd] [-l maxline] [-r fd] channel
  *
- * Runs the sender of one channel (only "cli", the terminal, for now).
+ * Runs the sender of one channel ("cli", the terminal, or "telegram").
  * Reads records on stdin: msg.out, msg.draft, typing, error and
  * approval.ask for that channel; other types, and records for other
- * channels, are ignored (a debug line with -v).  cli: msg.out text is
+ * channels, are ignored (a debug line with -v).  telegram: Markdown as
+ * Telegram HTML, split at 4096 characters, drafts shown as they grow,
+ * approval questions as buttons, each reply delivered once (a
+ * sent-ledger), receipts on -r fd or stdout; -a names the bot's
+ * account.  cli: msg.out text is
  * printed to stdout with a newline; drafts grow in place when stdout is
  * a terminal or with -D, and are ignored otherwise; error records give a
  * warning on stderr; control characters never reach the terminal raw.
@@ -25,7 +29,8 @@
 #include "oxi.h"
 #include "channel/channel.h"
 
-#define USAGE "oxi-send [-Dv] [-d fd] [-e fd] [-l maxline] [-r fd] channel"
+#define USAGE "oxi-send [-Dv] [-a account] [-d fd] [-e fd] [-l maxline] " \
+	"[-r fd] channel"
 
 int
 main(int argc, char *argv[])
@@ -36,8 +41,11 @@ main(int argc, char *argv[])
 	oxi_prog = "oxi-send";
 	oxi_std_opts(argc, argv, USAGE);
 	oxi_chan_opts_init(&o);
-	while ((c = getopt(argc, argv, "Dd:e:l:r:v")) != -1)
+	while ((c = getopt(argc, argv, "Da:d:e:l:r:v")) != -1)
 		switch (c) {
+		case 'a':
+			o.account = oxi_chan_namearg(optarg, "account");
+			break;
 		case 'D':
 			o.drafts = 1;
 			break;

@@ -181,6 +181,17 @@ fake_server() {
 	[ -n "$PORT" ] || { echo "Bail out! fake server $_s did not start"; exit 1; }
 }
 
+# wait_until SECS COND: polls the shell condition COND ten times a second
+# until it holds or SECS seconds have passed; its status is COND's last
+wait_until() {
+	_wn=$(($1 * 10))
+	while ! eval "$2" && [ "$_wn" -gt 0 ]; do
+		sleep 0.1
+		_wn=$((_wn - 1))
+	done
+	eval "$2"
+}
+
 # with_timeout SECS CMD...: run CMD, kill it after SECS
 with_timeout() {
 	timeout -k 2 "$@"

@@ -3,8 +3,9 @@
 # under mandoc -Tlint, and bash, zsh and fish completions exist
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
-cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat"
-plan $((6 * 7 + 2))
+cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat oxi-svc"
+set -- $cmds
+plan $((6 * $# + 2))
 
 synopsis() {	# the SYNOPSIS lines of a page, one per form
 	mandoc -Tascii -O width=1000 "$1" | col -b |

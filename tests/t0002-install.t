@@ -4,7 +4,7 @@ cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 8
 
 D="$TMP/stage"
-cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat"
+cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat oxi-svc"
 check 'make install into a staging directory' \
 	'make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr MANDIR=/usr/man'
 check 'every command is installed and runs' \
@@ -25,10 +25,12 @@ check 'nothing is installed outside DESTDIR' \
 check 'make uninstall removes it all' \
 	'make -s -C "$TOP" uninstall DESTDIR="$D" PREFIX=/usr MANDIR=/usr/man &&
 	 [ -z "$(find "$D" -type f)" ]'
+# oxi-recv and oxi-send speak HTTP and keep ledgers for Telegram
 check 'each command links only the libraries it needs' \
 	'! ldd "$TOP/bin/oxi-guard" | grep -q libcurl &&
-	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libcurl|libsqlite|libpcre" &&
-	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libcurl|libsqlite|libpcre" &&
+	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libpcre|libsodium" &&
+	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libpcre|libsodium" &&
+	 ldd "$TOP/bin/oxi-send" | grep -q libmd4c &&
 	 ! ldd "$TOP/bin/oxi-tool" | grep -q libsqlite &&
 	 ! ldd "$TOP/bin/oxi-loop" | grep -Eq "libcurl|libpcre"'
 done_testing

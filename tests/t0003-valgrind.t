@@ -2,10 +2,10 @@
 # long streams under valgrind: no per-record leaks, no memory errors.
 # These processes run for weeks; a few bytes lost per record would show.
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 7
+plan 8
 
 if ! command -v valgrind >/dev/null 2>&1 || nm "$TOP/bin/oxi-guard" 2>/dev/null | grep -q __asan_init; then
-	for i in 1 2 3 4 5 6 7; do echo "ok $i # skip valgrind missing or an ASan build"; done
+	for i in 1 2 3 4 5 6 7 8; do echo "ok $i # skip valgrind missing or an ASan build"; done
 	exit 0
 fi
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
@@ -51,6 +51,26 @@ check 'oxi-send cli: 20000 drafts and replies' \
 mkdir -p "$TMP/ws"
 check 'oxi-tool: 5000 calls' \
 	'OXI_TOOL_PARALLEL=1 $VG oxi-tool -w "$TMP/ws" <"$TMP/calls" >/dev/null'
+python3 - "$TMP" <<'EOF2'
+import json, sys
+d = sys.argv[1]
+with open(d + "/gcalls", "w") as f:
+    for i in range(3000):
+        taint = ["owner:cli"] if i % 2 else ["owner:cli", "web:https://a.org"]
+        name = ["list_dir", "shell", "web_fetch", "mcp__x", "write_file"][i % 5]
+        f.write(json.dumps({"v": 1, "type": "tool.call", "id": "g%d" % i,
+            "name": name, "args": {"path": "w%d" % (i % 7), "content": "x",
+            "url": "https://a.org/%d" % i, "command": "true"},
+            "session": "s%d" % (i % 40), "taint": taint}) + "\n")
+        if i % 500 == 0:
+            f.write("{bad line\n")
+EOF2
+printf 'deny .name == "mcp__x" and (.args.path | test("w3"))\nask .args.n > 1\n' \
+	>"$TMP/policy"
+check 'oxi-guard tool: 3000 calls judged, audited, passed or answered' \
+	'OXI_AUDIT_LOG="$TMP/audit.log" $VG oxi-guard tool -p "$TMP/policy" -- \
+	 python3 "$TESTS/fake/tool-stage.py" <"$TMP/gcalls" >"$TMP/gout" 2>/dev/null;
+	 [ $? = 1 ] && [ "$(grep -c tool.result "$TMP/gout")" = 3000 ]'
 head -n 300 "$TMP/msgs" >"$TMP/msgs600"
 check 'oxi-loop: 300 messages through its coprocesses' \
 	'OXI_LLM="python3 $TESTS/fake/llm-stage.py" OXI_TOOL="python3 $TESTS/fake/tool-stage.py" \

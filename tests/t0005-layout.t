@@ -84,11 +84,12 @@ check 'a wing includes oxi.h, its own headers and only the faces of net and sand
 				-e net/net.h -e sandbox/sandbox.h && { echo "$f"; exit 1; }
 		done
 	 done; true'
-check 'llm and tool never see each other; guard, loop and channel see only core' \
+check 'llm and tool never see each other; guard and loop see only core, channel core and net' \
 	'! grep -l "^#include \"tool/" "$L"/llm/*.[ch] "$L"/net/*.[ch] &&
 	 ! grep -l "^#include \"llm/" "$L"/tool/*.[ch] "$L"/net/*.[ch] &&
 	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\)/" \
-		"$L"/guard/*.[ch] "$L"/loop/*.[ch] "$L"/channel/*.[ch]'
+		"$L"/guard/*.[ch] "$L"/loop/*.[ch] &&
+	 ! grep -l "^#include \"\(sandbox\|llm\|tool\)/" "$L"/channel/*.[ch]'
 check 'contract headers stay in their wing (and tests/unit)' \
 	'! grep -l "^#include \"llm/dialect.h\"" "$TOP"/bin/*.c "$L"/[!l]*/*.[ch] &&
 	 ! grep -l "^#include \"llm/job.h\"" "$TOP"/bin/*.c "$L"/[!l]*/*.[ch] &&
@@ -118,11 +119,12 @@ for c in oxi-recv oxi-send oxi-guard oxi-llm oxi-tool oxi-loop; do
 		sort -u | join - "$TMP/wings" | awk '{print $2}' | sort -u \
 		>"$TMP/$c.wings"
 done
-check 'link closure: recv, send and guard hold no net, llm, tool or sandbox member' \
+check 'link closure: recv and send hold no llm, tool or sandbox member, guard no net either' \
 	'for c in oxi-recv oxi-send oxi-guard; do
 		[ -s "$TMP/$c.wings" ] || exit 1
-		grep -x -e net -e llm -e tool -e sandbox "$TMP/$c.wings" && exit 1
-	 done; true'
+		grep -x -e llm -e tool -e sandbox "$TMP/$c.wings" && exit 1
+	 done
+	 ! grep -x net "$TMP/oxi-guard.wings"'
 check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm' \
 	'[ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
 	 ! grep -x -e tool -e sandbox -e guard "$TMP/oxi-llm.wings" &&
@@ -136,7 +138,10 @@ check 'one export per plug-in member: dialects, channels, tool families, mechani
 		[ "$(exports llm/$d)" = "oxi_dialect_$d " ] ||
 			{ echo "llm/$d: $(exports llm/$d)"; exit 1; }
 	 done
-	 [ "$(exports channel/cli)" = "oxi_chan_cli " ] || exit 1
+	 for c in cli telegram; do
+		[ "$(exports channel/$c)" = "oxi_chan_$c " ] ||
+			{ echo "channel/$c: $(exports channel/$c)"; exit 1; }
+	 done
 	 for t in fs find shell web search; do
 		[ "$(exports tool/$t)" = "oxi_tools_$t " ] ||
 			{ echo "tool/$t: $(exports tool/$t)"; exit 1; }

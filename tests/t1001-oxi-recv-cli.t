@@ -17,7 +17,7 @@ shape() {
 # --help, --version, usage errors
 check_exit '--help: exit 0' 0 'oxi-recv --help'
 check_grep '--help prints the usage on stdout' \
-	'^usage: oxi-recv \[-v\] \[-d fd\] \[-l maxline\] \[-c chat\] \[-t thread\] \[-u user\] \[-m text\] \[-r fd\] channel$' "$TMP/.out"
+	'^usage: oxi-recv \[-v\] \[-a account\] \[-d fd\] \[-l maxline\] \[-c chat\] \[-t thread\] \[-u user\] \[-m text\] \[-r fd\] \[-w \[addr:\]port\] channel$' "$TMP/.out"
 check_exit '--version: exit 0' 0 'oxi-recv --version'
 check_grep '--version prints the version' '^oxi-recv [0-9]' "$TMP/.out"
 if command -v mandoc >/dev/null 2>&1; then
@@ -34,7 +34,7 @@ check_exit 'no channel: exit 100' 100 'oxi-recv </dev/null'
 check_grep '...with the usage on stderr' '^usage: oxi-recv ' "$TMP/.err"
 check_exit 'an unknown channel: exit 100' 100 'oxi-recv telegrom </dev/null'
 check_grep '...naming the known channels' \
-	"^oxi-recv: fatal: unknown channel 'telegrom' \(known: cli\)$" "$TMP/.err"
+	"^oxi-recv: fatal: unknown channel 'telegrom' \(known: cli, telegram\)$" "$TMP/.err"
 check_exit 'two channels: exit 100' 100 'oxi-recv cli cli </dev/null'
 check_exit 'an unknown option: exit 100' 100 'oxi-recv -x cli </dev/null'
 check_exit 'a bad -l: exit 100' 100 'oxi-recv -l lots cli </dev/null'

@@ -15,7 +15,7 @@ rec() {
 # --help, --version, usage errors
 check_exit '--help: exit 0' 0 'oxi-send --help'
 check_grep '--help prints the usage on stdout' \
-	'^usage: oxi-send \[-Dv\] \[-d fd\] \[-e fd\] \[-l maxline\] \[-r fd\] channel$' "$TMP/.out"
+	'^usage: oxi-send \[-Dv\] \[-a account\] \[-d fd\] \[-e fd\] \[-l maxline\] \[-r fd\] channel$' "$TMP/.out"
 check_exit '--version: exit 0' 0 'oxi-send --version'
 check_grep '--version prints the version' '^oxi-send [0-9]' "$TMP/.out"
 if command -v mandoc >/dev/null 2>&1; then
@@ -32,7 +32,7 @@ check_exit 'no channel: exit 100' 100 'oxi-send </dev/null'
 check_grep '...with the usage on stderr' '^usage: oxi-send ' "$TMP/.err"
 check_exit 'an unknown channel: exit 100' 100 'oxi-send irc </dev/null'
 check_grep '...naming the known channels' \
-	"^oxi-send: fatal: unknown channel 'irc' \(known: cli\)$" "$TMP/.err"
+	"^oxi-send: fatal: unknown channel 'irc' \(known: cli, telegram\)$" "$TMP/.err"
 check_exit 'an unknown option: exit 100' 100 'oxi-send -x cli </dev/null'
 check_exit 'a bad -l: exit 100' 100 'oxi-send -l -5 cli </dev/null'
 check_exit '-r with a descriptor that is not open: exit 100' 100 \

@@ -13,6 +13,7 @@
 /* the channels, by the name given on the command line */
 static const struct oxi_chan *const chans[] = {
 	&oxi_chan_cli,
+	&oxi_chan_telegram,
 	NULL
 };
 

@@ -19,6 +19,10 @@ struct oxi_chan_opts {
 	int drafts;		/* -D: render drafts even off a terminal */
 	int rcptfd;		/* -r: receipts: written (send), read (recv) */
 	int errfd;		/* -e: other stages' diagnostics, or -1 */
+	const char *account;	/* -a: the channel's account, or NULL for
+				 * its variable or default */
+	const char *webhook;	/* -w: listen for the platform's webhook
+				 * on [addr:]port instead of polling, or NULL */
 };
 /*
  * A channel's receiver or sender: runs until end of input or SIGTERM.
@@ -34,6 +38,7 @@ struct oxi_chan {
 	oxi_chan_fn send;	/* its sender, or NULL */
 };
 extern const struct oxi_chan oxi_chan_cli;	/* cli.c: the terminal */
+extern const struct oxi_chan oxi_chan_telegram;	/* telegram.c */
 /* clirecv.c: the terminal's receiver */
 int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
 /* the direction of a channel's function */

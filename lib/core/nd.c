@@ -297,6 +297,10 @@ oxi_nd_hello(void)
 	r = jv_object_set(r, jv_string("prog"), jv_string(oxi_prog));
 	r = jv_object_set(r, jv_string("pid"), jv_string_fmt("%ld",
 	    (long)getpid()));
+	/* the monotonic clock is the host's: a reader knows what it sent
+	 * before this stage was up (oxi_clock_ms) */
+	r = jv_object_set(r, jv_string("up_ms"), jv_number(
+	    (double)oxi_clock_ms()));
 	if (oxi_nd_write(1, r) < 0)
 		oxi_warnsys("unable to write to stdout");
 }

@@ -62,6 +62,7 @@ oxi_appr_decide(struct oxi_loop *l, struct turn *t, struct call *c,
 		free(line);
 		oxi_info("%s: tool call %s approved %s", t->msgid, c->id,
 		    choice);
+		c->sent = oxi_clock_ms();
 		if (l->io.tool(l->io.arg, jv_copy(c->rec)) < 0)
 			return oxi_turn_fail(l, t, "tool_unavailable",
 			    "the tool stage is not running", 1);

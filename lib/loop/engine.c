@@ -99,23 +99,29 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 }
 
 int
-oxi_loop_restarted(struct oxi_loop *l, int stage)
+oxi_loop_restarted(struct oxi_loop *l, int stage, long long up)
 {
 	struct turn *t;
+	struct call *c;
 	int i;
 
 	if (l->failed)
 		return -1;
+	/* what went out once the stage was up is in its hands still */
 	for (t = l->turns; t; t = t->next) {
 		if (stage == OXI_LOOP_TOOL && t->state == WAIT_TOOLS) {
-			for (i = 0; i < t->ncalls; i++)
-				if (!t->calls[i].done && !t->calls[i].held)
-					(void)l->io.tool(l->io.arg,
-					    jv_copy(t->calls[i].rec));
+			for (i = 0; i < t->ncalls; i++) {
+				c = &t->calls[i];
+				if (c->done || c->held || (up && c->sent >= up))
+					continue;
+				c->sent = oxi_clock_ms();
+				(void)l->io.tool(l->io.arg, jv_copy(c->rec));
+			}
 			continue;
 		}
 		if (stage != OXI_LOOP_LLM || (t->state != WAIT_LLM &&
-		    t->state != WAIT_SUMMARY && t->state != WAIT_VOICE))
+		    t->state != WAIT_SUMMARY && t->state != WAIT_VOICE) ||
+		    (up && t->asked >= up))
 			continue;
 		/* as a retry that is due now, without the wait */
 		if (t->state == WAIT_LLM)

@@ -34,6 +34,7 @@ struct call {
 	long long expires;	/* when the ask ends (oxi_clock_ms) */
 	int asked;		/* asks that went out: 1 shell, 2 guard */
 	char *src;		/* origins its result added, or NULL */
+	long long sent;		/* when it last went out (oxi_clock_ms) */
 };
 
 struct turn {
@@ -48,6 +49,7 @@ struct turn {
 	int compacts;		/* summaries asked for in this turn */
 	long long sumupto;	/* seq the summary in flight stands for */
 	char reqid[OXI_ID_LEN + 1];	/* the llm.request in flight */
+	long long asked;	/* when it went out (oxi_clock_ms) */
 	char *replyid;		/* of our msg.draft/msg.out: reply:<msg id> */
 	struct oxi_buf prev;	/* text of earlier rounds */
 	struct oxi_buf text;	/* text of this round so far */

@@ -100,10 +100,10 @@ int oxi_loop_tool(struct oxi_loop *, jv rec);
  * ("llm_exited", "tool_exited").  0, or -1 on a database failure.
  */
 int oxi_loop_lost(struct oxi_loop *, int stage);
-/* the stage started again (a stage.up): the turns waiting on the model
- * ask again (a new id: a late answer to the old is ignored), the tool
- * calls without a result go out again.  0, or -1 as above */
-int oxi_loop_restarted(struct oxi_loop *, int stage);
+/* the stage started again at up (its stage.up's oxi_clock_ms, or 0): what
+ * went out before asks again (a new id: a late answer to the old one is
+ * ignored), tool calls without a result go out again.  0, or -1 */
+int oxi_loop_restarted(struct oxi_loop *, int stage, long long up);
 /* after a restart: the messages the inbox holds as "working" (taken off
  * the input, not yet answered) start again, in order of arrival; 0/-1 */
 int oxi_loop_resume(struct oxi_loop *);

@@ -199,6 +199,7 @@ oxi_media_listen(struct oxi_loop *l, struct turn *t)
 			t->deadline = oxi_clock_ms() + l->cfg->turnms;
 		t->state = WAIT_VOICE;
 		oxi_out_typing(l, t);
+		t->asked = oxi_clock_ms();
 		if (l->io.llm(l->io.arg, req) == 0)
 			return 1;
 		oxi_media_heard(&t->heard, NULL, "the model stage is not "

@@ -127,10 +127,11 @@ oxi_peer_drain(struct oxi_peer *p, struct oxi_loop *l)
 		r = oxi_nd_take(in, &rec);
 		if (r == OXI_ND_OK) {
 			if (strcmp(oxi_msg_type_peek(rec), "stage.up") == 0) {
-				jv_free(rec);
 				oxi_info("%s stage (re)started: what it had in "
 				    "hand is sent again", p->name);
-				r = oxi_loop_restarted(l, p->stage);
+				r = oxi_loop_restarted(l, p->stage, (long long)
+				    oxi_jnum(rec, "up_ms", 0));
+				jv_free(rec);
 			} else
 				r = fn(l, rec);
 			if (r < 0)

@@ -245,6 +245,7 @@ oxi_turn_round(struct oxi_loop *l, struct turn *t)
 		}
 	}
 	oxi_out_typing(l, t);
+	t->asked = oxi_clock_ms();
 	if (l->io.llm(l->io.arg, req) < 0)
 		return oxi_turn_fail(l, t, "llm_unavailable",
 		    "the model stage is not running", 1);
@@ -337,6 +338,7 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		t->calls[i].rec = jv_copy(call);
 		oxi_debug("%s: tool call %s", t->msgid, name);
 		jv_free(c);
+		t->calls[i].sent = oxi_clock_ms();
 		if (l->io.tool(l->io.arg, call) < 0) {
 			jv_free(calls);
 			return oxi_turn_fail(l, t, "tool_unavailable",

@@ -66,6 +66,8 @@ for line in sys.stdin:
     msgs = req.get("messages", [])
     last = msgs[-1] if msgs else {}
     text = last.get("content") or ""
+    if last.get("role") == "user" and isinstance(text, str):
+        text = unwrap(text)	# a model reads through the markers
     usage = {"input": 10, "output": 5, "cache_read": 0, "cache_write": 0}
     if last.get("role") == "tool":
         reply = "The tool said: " + unwrap(text)

@@ -58,6 +58,7 @@ class Turn:
     """what the scripted model does: text, calls, and how it ends"""
 
     def __init__(self, user, results):
+        user = unwrap(user)	# a model reads through the markers
         self.text = None
         self.calls = []         # (name, args)
         self.think = False      # thinking first

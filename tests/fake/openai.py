@@ -99,7 +99,7 @@ def script(req):
     user = ""
     for m in reversed(msgs):
         if m.get("role") == "user":
-            user = user_text(m)
+            user = unwrap(user_text(m))
             break
     if user.startswith("read "):
         return None, [("read_file", {"path": user[5:]})]

@@ -1,0 +1,246 @@
+/*
+ * tgsend.c - oxi-send telegram: replies, drafts, typing, approval
+ * questions and errors delivered through the Bot API
+ *
+ * Records on stdin for channel telegram (and for our account, when they
+ * name one) are taken; other types and channels are ignored, a debug
+ * line each, as the cli sender does.  stdin is read by the hand-off
+ * (oxi(7)): a msg.out, an approval.ask and an error that names a chat
+ * go into the sent-ledger (tgsent.c), all those of one read in one
+ * transaction, before their bytes are consumed; one whose id is there
+ * already is dropped, so a reply is delivered once however often it
+ * comes.  msg.draft and typing go straight to the deliveries (tgout.c):
+ * they are worth nothing later.  An error without a chat is a warning.
+ * At start, what the ledger holds undelivered is delivered.
+ *
+ * Receipts go to -r fd, else stdout: one per msg.out and per error
+ * shown, ok or not.  SIGTERM: nothing new starts, the calls in flight
+ * end, the rest waits in the ledger for the next start.  End of input:
+ * what is queued is delivered first.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "oxi.h"
+#include "net/net.h"
+#include "channel/channel.h"
+#include "channel/tg.h"
+
+#define EDIT_MS		1000		/* drafts: one call a second */
+#define TYPING_MS	4000		/* typing lasts 5 s on the screen */
+#define PRUNE_MS	3600000		/* the ledger is pruned so often */
+
+/* the kinds of record the sender takes */
+enum { R_OUT, R_ASK, R_ERR, R_DRAFT, R_TYPING, R_NONE };
+
+static int
+kind(const char *type)
+{
+	static const char *const types[] = { "msg.out", "approval.ask",
+		"error", "msg.draft", "typing", NULL };
+	int i;
+
+	for (i = 0; types[i] && strcmp(types[i], type) != 0; i++)
+		;
+	return i;
+}
+
+/*
+ * One record (borrowed) of in.  Ours to deliver goes into the ledger
+ * (*txn says a transaction is open) and the queue.  0, or 1 if it was
+ * rejected.
+ */
+static int
+take(struct tgtx *tx, struct oxi_nd *in, jv rec, int *txn)
+{
+	const char *type = oxi_msg_type_peek(rec), *why, *v, *id, *ref;
+	struct oxi_buf key = OXI_BUF_INIT;
+	char ulid[OXI_ID_LEN + 1];
+	int k = kind(type);
+
+	if (k == R_NONE) {
+		oxi_debug("%s:%lu: %s record ignored, not for a chat",
+		    in->name, in->lineno, type);
+		return 0;
+	}
+	if (((v = oxi_msg_peek(rec, "channel")) && strcmp(v, "telegram")) ||
+	    ((v = oxi_msg_peek(rec, "account")) && strcmp(v,
+	    tx->tg.account))) {
+		oxi_debug("%s:%lu: %s record for another channel or account "
+		    "ignored", in->name, in->lineno, type);
+		return 0;
+	}
+	id = oxi_msg_peek(rec, "id");
+	if (oxi_msg_check(rec, &why) < 0 || (k == R_DRAFT && !id &&
+	    (why = "msg.draft record needs \"id\" (a string)"))) {
+		oxi_nd_reject(in, why);
+		if (k == R_OUT && id)
+			tg_sent_receipt(tx, id, oxi_msg_peek(rec,
+			    "in_reply_to"), NULL, why);
+		return 1;
+	}
+	if (k == R_DRAFT) {
+		tg_out_draft(tx, rec);
+		return 0;
+	}
+	if (k == R_TYPING) {
+		tg_out_typing(tx, rec);
+		return 0;
+	}
+	ref = oxi_msg_peek(rec, "ref");
+	if (k == R_ERR && !(oxi_msg_peek(rec, "channel") &&
+	    oxi_msg_peek(rec, "chat"))) {
+		oxi_warn("%s: %s", oxi_msg_peek(rec, "code"),
+		    oxi_msg_peek(rec, "message"));
+		return 0;
+	}
+	/* the ledger's key: the record's id; an error's, its ref's */
+	if (k == R_ERR && !id && ref)
+		oxi_buf_printf(&key, "error:%s", ref);
+	else if (id)
+		oxi_buf_cats(&key, id);
+	else {
+		/* no id, nothing to know it again by */
+		oxi_id_new(ulid);
+		oxi_buf_printf(&key, "noid:%s", ulid);
+	}
+	if (!*txn) {
+		tg_sent_begin(tx);
+		*txn = 1;
+	}
+	if (tg_sent_put(tx, key.s, in->line, in->linelen))
+		tg_out_job(tx, key.s, jv_copy(rec));
+	else
+		oxi_debug("%s:%lu: %s %s is known: not sent again", in->name,
+		    in->lineno, type, key.s);
+	oxi_buf_free(&key);
+	return 0;
+}
+
+/* the records read so far: taken, committed, consumed; the status */
+static int
+takeall(struct tgtx *tx, struct oxi_nd *in)
+{
+	int r, txn = 0, status = 0;
+	jv rec;
+
+	while ((r = oxi_nd_take(in, &rec)) == OXI_ND_OK || r == OXI_ND_BAD) {
+		if (r == OXI_ND_BAD) {
+			status = OXI_EX_FALSE;
+			continue;
+		}
+		if (take(tx, in, rec, &txn))
+			status = OXI_EX_FALSE;
+		jv_free(rec);
+	}
+	if (txn)
+		tg_sent_commit(tx);
+	/* in the ledger, or of no use later: the input may let go */
+	if (oxi_nd_consume(in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+	return status;
+}
+
+static void
+settings(struct tgtx *tx, const struct oxi_chan_opts *o)
+{
+	if (o->chat || o->thread || o->user || o->first || o->drafts ||
+	    o->errfd >= 0 || o->webhook)
+		oxi_die(OXI_EX_USAGE, "-c, -t, -u, -m, -D, -e and -w are not "
+		    "options of the telegram sender");
+	tx->o = o;
+	tx->rcptfd = o->rcptfd >= 0 ? o->rcptfd : 1;
+	if (oxi_env_ms("OXI_TELEGRAM_EDIT_INTERVAL", EDIT_MS,
+	    &tx->edit_ms) < 0)
+		oxi_die(OXI_EX_USAGE, "OXI_TELEGRAM_EDIT_INTERVAL must be a "
+		    "number of seconds");
+	tx->typing_ms = TYPING_MS;
+}
+
+/* the token, checked before readiness: one Telegram refuses ends the
+ * stage with 100 at once, not at its first reply; a network that is
+ * down is only warned about (deliveries retry) */
+static void
+checktoken(struct tgtx *tx)
+{
+	struct tg_res res;
+
+	if (tg_call(&tx->tg, "getMe", jv_null(), 30000, &res) == 0) {
+		tg_res_free(&res);
+		return;
+	}
+	if (res.code == 401 || res.code == 404)
+		oxi_die(OXI_EX_USAGE, "the bot token was refused (%s): check "
+		    "TELEGRAM_BOT_TOKEN", res.err);
+	oxi_warn("telegram: %s; replies wait for it", res.err);
+	tg_res_free(&res);
+}
+
+int
+oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
+{
+	struct tgtx tx;
+	struct oxi_nd in;
+	struct pollfd pfd[2];
+	long long pruned;
+	long wait;
+	int status = 0, n;
+
+	(void)what;
+	memset(&tx, 0, sizeof tx);
+	settings(&tx, o);
+	tg_open(&tx.tg, o->account);
+	if ((tx.tg.sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_NOPIPE)) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
+	tg_sent_open(&tx);
+	tg_sent_prune(&tx);
+	pruned = oxi_clock_ms();
+	oxi_nd_init(&in, 0, "stdin");
+	in.max = o->max;
+	if (oxi_nd_peek(&in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to set up reading stdin");
+	/* what a stage killed before left undelivered, or unreceipted */
+	tg_sent_load(&tx, tg_out_job);
+	checktoken(&tx);
+	oxi_notify(o->notif);
+	for (;;) {
+		status |= takeall(&tx, &in);
+		if (oxi_sig_term && !tx.stopping) {
+			oxi_info("stopping: %d call(s) in flight", tx.inflight);
+			tx.stopping = 1;
+		}
+		wait = tg_out_due(&tx);
+		if (tx.stopping ? tx.inflight == 0 :
+		    in.eof && !tg_out_busy(&tx))
+			break;
+		if (oxi_clock_ms() - pruned > PRUNE_MS) {
+			tg_sent_prune(&tx);
+			pruned = oxi_clock_ms();
+		}
+		n = 0;
+		pfd[n].fd = tx.tg.sigfd;
+		pfd[n++].events = POLLIN;
+		if (!in.eof && !tx.stopping) {
+			pfd[n].fd = in.fd;
+			pfd[n++].events = POLLIN;
+		}
+		pfd[0].revents = pfd[1].revents = 0;
+		if (oxi_http_poll(tx.tg.loop, pfd, n, (int)wait) < 0)
+			oxi_die(OXI_EX_TEMP, "unable to run the HTTP calls");
+		if (pfd[0].revents)
+			oxi_sig_drain();
+		if (n > 1 && pfd[1].revents && oxi_nd_fill(&in) < 0 &&
+		    errno != EINTR && errno != EAGAIN)
+			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+	}
+	tg_out_free(&tx);
+	oxi_nd_free(&in);
+	tg_sent_close(&tx);
+	tg_close(&tx.tg);
+	return status;
+}

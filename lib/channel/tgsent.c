@@ -1,0 +1,326 @@
+/*
+ * tgsent.c - the sent-ledger of oxi-send telegram, and its receipts
+ *
+ * telegram-send-<account>.db in the state directory (WAL, synchronous
+ * NORMAL).  A record to deliver (msg.out, approval.ask, an error shown) is
+ * a row of outbox keyed by its id, put there before its bytes are
+ * consumed from the input; a record whose id is there already is not
+ * delivered again.  Each part that went out is a row of parts keyed by
+ * the record and the part's number, so that after a kill the parts
+ * delivered are skipped and the rest sent.  When the last part is out
+ * (or the record failed for good) the row says so, its receipt is
+ * written, and then the row says that too: a receipt owed is written at
+ * the next start.  drafts maps a reply still being written to the
+ * message that shows it, so that its final text edits that message even
+ * across a restart.  The one window: a kill between Telegram's answer
+ * and the row of that part sends the part again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "oxi.h"
+#include "net/net.h"
+#include "channel/channel.h"
+#include "channel/tg.h"
+
+#define KEEP_S		(7 * 86400)	/* delivered rows are kept so long */
+
+enum { TODO, SENT, FAILED };	/* outbox.state */
+
+static const char *const migrations[] = {
+	"CREATE TABLE outbox ("
+	"  key TEXT PRIMARY KEY,"	/* the record's id, or error:<ref> */
+	"  rec TEXT NOT NULL,"		/* the record as it came */
+	"  state INTEGER NOT NULL DEFAULT 0,"	/* TODO, SENT, FAILED */
+	"  rcpt INTEGER NOT NULL DEFAULT 0,"	/* its receipt is written */
+	"  ref TEXT, inreply TEXT,"	/* what the receipt names */
+	"  pid TEXT, error TEXT,"	/* the first part's id, or why not */
+	"  at INTEGER NOT NULL);"	/* unix time it came */
+	"CREATE INDEX outbox_todo ON outbox(state, rcpt);"
+	"CREATE TABLE parts ("
+	"  key TEXT NOT NULL, n INTEGER NOT NULL,"	/* record, part */
+	"  chat TEXT NOT NULL, mid TEXT NOT NULL,"	/* the message */
+	"  at INTEGER NOT NULL, PRIMARY KEY (key, n));"
+	"CREATE TABLE drafts ("
+	"  id TEXT PRIMARY KEY,"	/* the msg.out id */
+	"  chat TEXT NOT NULL, mid TEXT NOT NULL, at INTEGER NOT NULL);",
+	NULL
+};
+
+static void
+dbdie(struct tgtx *tx, const char *what)
+{
+	oxi_die(OXI_EX_TEMP, "sent-ledger: %s: %s", what,
+	    sqlite3_errmsg(tx->db));
+}
+
+static sqlite3_stmt *
+prep(struct tgtx *tx, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(tx->db, sql, -1, &st, NULL) != SQLITE_OK)
+		dbdie(tx, "unable to prepare");
+	return st;
+}
+
+/* runs st to its end and finalizes it; dies with what */
+static void
+done(struct tgtx *tx, sqlite3_stmt *st, const char *what)
+{
+	if (sqlite3_step(st) != SQLITE_DONE)
+		dbdie(tx, what);
+	sqlite3_finalize(st);
+}
+
+static void
+exec(struct tgtx *tx, const char *sql)
+{
+	const char *err;
+
+	if (oxi_db_exec(tx->db, sql, &err) < 0)
+		oxi_die(OXI_EX_TEMP, "sent-ledger: %s", err);
+}
+
+/* binds text or NULL */
+static void
+bind(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void
+tg_sent_open(struct tgtx *tx)
+{
+	const char *dir = oxi_state_dir(), *err;
+	struct oxi_buf p = OXI_BUF_INIT;
+
+	if (!dir)
+		oxi_die(OXI_EX_USAGE, "no state directory: set OXI_HOME");
+	oxi_buf_printf(&p, "%s/telegram-send-%s.db", dir, tx->tg.account);
+	if (!(tx->db = oxi_db_open(p.s, migrations, &err)))
+		oxi_die(oxi_errtemp(errno), "unable to open the sent-ledger "
+		    "'%s': %s", p.s, err);
+	/* NORMAL: a WAL commit outlives a kill -9 without waiting for the
+	 * disk, and the window in which a part that went out is not yet here
+	 * (a kill then sends it again) is the time of an insert, not of a
+	 * sync; only the loss of power loses more */
+	exec(tx, "PRAGMA synchronous=NORMAL");
+	oxi_buf_free(&p);
+}
+
+void
+tg_sent_close(struct tgtx *tx)
+{
+	sqlite3_close(tx->db);
+	tx->db = NULL;
+}
+
+void
+tg_sent_begin(struct tgtx *tx)
+{
+	exec(tx, "BEGIN IMMEDIATE");
+}
+
+void
+tg_sent_commit(struct tgtx *tx)
+{
+	exec(tx, "COMMIT");
+}
+
+int
+tg_sent_put(struct tgtx *tx, const char *key, const char *line, size_t len)
+{
+	sqlite3_stmt *st = prep(tx, "INSERT OR IGNORE INTO outbox(key, rec, "
+	    "at) VALUES(?, ?, ?)");
+
+	bind(st, 1, key);
+	sqlite3_bind_text(st, 2, line, (int)len, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+	done(tx, st, "unable to record");
+	return sqlite3_changes(tx->db) > 0;
+}
+
+int
+tg_sent_state(struct tgtx *tx, const char *key)
+{
+	sqlite3_stmt *st = prep(tx, "SELECT state FROM outbox WHERE key = ?");
+	int state = -1;
+
+	bind(st, 1, key);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		state = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return state;
+}
+
+void
+tg_sent_receipt(struct tgtx *tx, const char *ref, const char *inreply,
+    const char *pid, const char *error)
+{
+	if (tx->rcptgone || !ref)
+		return;
+	if (oxi_msg_receipt(tx->rcptfd, "telegram", ref, inreply, pid,
+	    error == NULL, error) == 0)
+		return;
+	if (errno != EPIPE)
+		oxi_diesys(OXI_EX_TEMP, "unable to write a receipt");
+	oxi_warn("receipts: no one reads them any more");
+	tx->rcptgone = 1;
+}
+
+static void
+rcpt_written(struct tgtx *tx, const char *key)
+{
+	sqlite3_stmt *st = prep(tx, "UPDATE outbox SET rcpt = 1 WHERE key = ?");
+
+	bind(st, 1, key);
+	done(tx, st, "unable to mark a receipt");
+}
+
+/* column i as text, or NULL */
+static const char *
+col(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+void
+tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
+    jv rec))
+{
+	sqlite3_stmt *st;
+	jv rec;
+	int r;
+
+	st = prep(tx, "SELECT key, rec FROM outbox WHERE state = 0 "
+	    "ORDER BY rowid");
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		rec = oxi_json_parse(col(st, 1), sqlite3_column_bytes(st, 1));
+		if (oxi_jis(rec, JV_KIND_OBJECT))
+			fn(tx, col(st, 0), rec);
+		else
+			jv_free(rec);
+	}
+	if (r != SQLITE_DONE)
+		dbdie(tx, "unable to read");
+	sqlite3_finalize(st);
+	/* a kill between a delivery and its receipt */
+	st = prep(tx, "SELECT key, ref, inreply, pid, error FROM outbox "
+	    "WHERE state != 0 AND rcpt = 0 ORDER BY rowid");
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		tg_sent_receipt(tx, col(st, 1), col(st, 2), col(st, 3), col(st, 4));
+		rcpt_written(tx, col(st, 0));
+	}
+	if (r != SQLITE_DONE)
+		dbdie(tx, "unable to read");
+	sqlite3_finalize(st);
+}
+
+void
+tg_sent_part(struct tgtx *tx, const char *key, int n, const char *chat,
+    const char *mid)
+{
+	sqlite3_stmt *st = prep(tx, "INSERT OR REPLACE INTO parts(key, n, "
+	    "chat, mid, at) VALUES(?, ?, ?, ?, ?)");
+
+	bind(st, 1, key);
+	sqlite3_bind_int(st, 2, n);
+	bind(st, 3, chat);
+	bind(st, 4, mid);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
+	done(tx, st, "unable to record a part");
+}
+
+int
+tg_sent_parts(struct tgtx *tx, const char *key, char *pid, size_t len)
+{
+	sqlite3_stmt *st = prep(tx, "SELECT n, chat, mid FROM parts WHERE "
+	    "key = ? ORDER BY n");
+	int n = 0;
+
+	pid[0] = '\0';
+	bind(st, 1, key);
+	/* the parts delivered one after another from the first */
+	while (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_int(st, 0) == n) {
+		if (n++ == 0)
+			snprintf(pid, len, "%s:%s", col(st, 1), col(st, 2));
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+void
+tg_sent_done(struct tgtx *tx, const char *key, const char *ref,
+    const char *inreply, const char *pid, const char *error)
+{
+	sqlite3_stmt *st = prep(tx, "UPDATE outbox SET state = ?, ref = ?, "
+	    "inreply = ?, pid = ?, error = ? WHERE key = ?");
+
+	sqlite3_bind_int(st, 1, error ? FAILED : SENT);
+	bind(st, 2, ref);
+	bind(st, 3, inreply);
+	bind(st, 4, pid);
+	bind(st, 5, error);
+	bind(st, 6, key);
+	done(tx, st, "unable to mark a delivery");
+	tg_sent_receipt(tx, ref, inreply, pid, error);
+	rcpt_written(tx, key);
+}
+
+void
+tg_sent_draft(struct tgtx *tx, const char *id, const char *chat,
+    const char *mid)
+{
+	sqlite3_stmt *st;
+
+	if (mid) {
+		st = prep(tx, "INSERT OR REPLACE INTO drafts(id, chat, mid, at) "
+		    "VALUES(?, ?, ?, ?)");
+		bind(st, 2, chat);
+		bind(st, 3, mid);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
+	} else
+		st = prep(tx, "DELETE FROM drafts WHERE id = ?");
+	bind(st, 1, id);
+	done(tx, st, "unable to record a draft");
+}
+
+void
+tg_sent_draft_get(struct tgtx *tx, const char *id, char *mid, size_t len)
+{
+	sqlite3_stmt *st = prep(tx, "SELECT mid FROM drafts WHERE id = ?");
+
+	mid[0] = '\0';
+	bind(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(mid, len, "%s", col(st, 0));
+	sqlite3_finalize(st);
+}
+
+void
+tg_sent_prune(struct tgtx *tx)
+{
+	sqlite3_stmt *st;
+	sqlite3_int64 old = (sqlite3_int64)(time(NULL) - KEEP_S);
+
+	st = prep(tx, "DELETE FROM parts WHERE key IN (SELECT key FROM outbox "
+	    "WHERE state != 0 AND rcpt = 1 AND at < ?)");
+	sqlite3_bind_int64(st, 1, old);
+	done(tx, st, "unable to prune");
+	st = prep(tx, "DELETE FROM outbox WHERE state != 0 AND rcpt = 1 AND "
+	    "at < ?");
+	sqlite3_bind_int64(st, 1, old);
+	done(tx, st, "unable to prune");
+	st = prep(tx, "DELETE FROM drafts WHERE at < ?");
+	sqlite3_bind_int64(st, 1, old);
+	done(tx, st, "unable to prune");
+}

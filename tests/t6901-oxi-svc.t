@@ -1,0 +1,130 @@
+#!/bin/sh
+# oxi-svc writes a service tree: a service per stage, the FIFOs 0600, each
+# stage's env directory with its own secret alone, the secrets nowhere
+# else (not on the terminal, not in a script); it refuses what it cannot
+# do without writing anything
+cd "$(dirname "$0")" && . ./lib.sh || exit 1
+plan 24
+
+TOK=123456:S3CR3T-bot-token-abcdef
+KEY=sk-S3CR3T-model-key-0123456789
+SKEY=S3CR3T-search-key-0123456789
+export TELEGRAM_BOT_TOKEN=$TOK OPENAI_API_KEY=$KEY BRAVE_API_KEY=$SKEY
+export OXI_ALLOW=telegram:1001 OXI_TELEGRAM_BASE_URL=http://127.0.0.1:9
+export OXI_OPENAI_HEADERS='X-Org: S3CR3T-header'
+export OXI_WEIRD_TOKEN=S3CR3T-stray
+stages="recv guard-in loop guard-out send llm tool"
+
+T=$TMP/s6
+check 'oxi-svc writes an s6 tree' \
+	'oxi-svc -s s6 -m openai/gpt-4o-mini -a bot1 "$T" </dev/null >"$TMP/out" 2>"$TMP/err"'
+check 'it says how to start it' "grep -q 's6-svscan $T\$' \"\$TMP/out\""
+check 'a stray secret-like setting is named, not copied' \
+	'grep -q "^oxi-svc: warning: OXI_WEIRD_TOKEN looks like a secret" "$TMP/err" &&
+	 ! grep -rq S3CR3T-stray "$T"'
+check 'no secret on its output' \
+	'! grep -q S3CR3T "$TMP/out" && ! grep -v OXI_WEIRD_TOKEN "$TMP/err" | grep -q S3CR3T'
+check 'a service per stage and the fifos holder, each with run and finish' \
+	'for s in $stages fifos; do [ -x "$T/$s/run" ] || exit 1; done
+	 for s in $stages; do [ -x "$T/$s/finish" ] && [ -x "$T/$s/log/run" ] &&
+		[ "$(cat "$T/$s/notification-fd")" = 3 ] || exit 1; done'
+check 'every script is sh' \
+	'for f in "$T"/*/run "$T"/*/finish "$T"/*/log/run; do sh -n "$f" || exit 1; done'
+check 'eight FIFOs, mode 0600' \
+	'[ "$(find "$T/fifos/data" -type p -perm 0600 | wc -l)" = 8 ] &&
+	 [ "$(ls "$T/fifos/data" | wc -l)" = 8 ]'
+check 'env directories 0700, their files 0600' \
+	'[ -z "$(find "$T" -path "*/env*" -type d ! -perm 0700)" ] &&
+	 [ -z "$(find "$T" -path "*/env/*" -type f ! -perm 0600)" ]'
+# where VALUE: the files of the tree holding VALUE, relative, sorted
+where() { grep -rl -- "$1" "$T" | sed "s|^$T/||" | sort | tr '\n' ' '; }
+check 'the bot token is in recv and send alone' \
+	'[ "$(where "$TOK")" = "recv/env/TELEGRAM_BOT_TOKEN send/env/TELEGRAM_BOT_TOKEN " ]'
+check 'the model key and the provider headers are in llm alone' \
+	'[ "$(where "$KEY")" = "llm/env/OPENAI_API_KEY " ] &&
+	 [ "$(where S3CR3T-header)" = "llm/env/OXI_OPENAI_HEADERS " ]'
+check 'the search key is in tool alone, its backend named to all' \
+	'[ "$(where "$SKEY")" = "tool/env/BRAVE_API_KEY " ] &&
+	 [ "$(cat "$T/loop/env/OXI_WEB_SEARCH")" = brave ] &&
+	 env -u BRAVE_API_KEY OXI_WEB_SEARCH=brave oxi-tool --list | grep -q web_search'
+check 'settings reach every stage; the model reaches loop and llm' \
+	'for s in $stages; do
+		[ "$(cat "$T/$s/env/OXI_ALLOW")" = telegram:1001 ] || exit 1
+	 done &&
+	 [ "$(cat "$T/loop/env/OXI_MODEL")" = openai/gpt-4o-mini ] &&
+	 [ "$(cat "$T/llm/env/OXI_MODEL")" = openai/gpt-4o-mini ]'
+check 'each stage starts from an emptied environment and its env/' \
+	'for s in $stages; do
+		grep -q "^exec env -i PATH=.* HOME=.* OXI_HOME=\"\$PWD/data\"" "$T/$s/run" &&
+		grep -q "s6-envdir -I env oxi-" "$T/$s/run" || exit 1
+	 done'
+check 'the stages, their FIFOs read-write, readiness on fd 3' \
+	'grep -q "oxi-recv -d 3 -a .bot1. .telegram. 1<>\"\$f/guard-in.in\"$" "$T/recv/run" &&
+	 grep -q "oxi-loop -d 3 <>\"\$f/loop.in\" 1<>\"\$f/guard-out.in\"$" "$T/loop/run" &&
+	 grep -q "OXI_LLM=\"fifo:\$f/llm.in,\$f/llm.out\" OXI_TOOL=\"fifo:\$f/tool.in,\$f/tool.out\"" "$T/loop/run" &&
+	 grep -q "oxi-llm -d 3 -j <>\"\$f/llm.in\" 1<>\"\$f/llm.out\"$" "$T/llm/run" &&
+	 grep -q "oxi-send -d 3 -a .bot1. .telegram. <>\"\$f/send.in\"$" "$T/send/run"'
+check 'the README says how to start, watch and stop' \
+	'grep -q "s6-svscan $T" "$T/README" && grep -q "s6-svstat" "$T/README" &&
+	 grep -q "s6-svscanctl -t" "$T/README"'
+
+R=$TMP/runit
+mkdir "$R"
+check 'a runit tree into an empty directory' \
+	'oxi-svc --supervisor=runit --model openai/x "$R" </dev/null >"$TMP/out" 2>/dev/null &&
+	 grep -q "runsvdir $R\$" "$TMP/out"'
+check '...chpst -e, svlogd, no notification-fd, sv down after exit 100' \
+	'grep -q "chpst -e env oxi-loop <>" "$R/loop/run" &&
+	 grep -q "svlogd -tt ./main" "$R/loop/log/run" &&
+	 [ -z "$(ls "$R"/*/notification-fd 2>/dev/null)" ] &&
+	 grep -q "sv.* down \.$" "$R/loop/finish" &&
+	 grep -q "oxi-recv -a .main. .telegram. 1<>" "$R/recv/run"'
+
+check_exit 'a directory that is not empty: exit 100' 100 \
+	'oxi-svc "$R" </dev/null'
+check_exit 'no bot token and no terminal: exit 100' 100 \
+	'env -u TELEGRAM_BOT_TOKEN oxi-svc "$TMP/new1" </dev/null 2>"$TMP/err1"'
+check 'it names the variable, writes nothing, says no secret' \
+	'grep -q "TELEGRAM_BOT_TOKEN is not set" "$TMP/err1" && [ ! -e "$TMP/new1" ] &&
+	 [ -z "$(ls -A "$TMP" | grep "^\.oxi-svc")" ] && ! grep -q S3CR3T "$TMP/err1"'
+check_exit 'the model key missing, the endpoint not moved: exit 100' 100 \
+	'env -u OPENAI_API_KEY oxi-svc -m openai/gpt-4o "$TMP/new2" </dev/null'
+check 'a local model needs no key; unknown supervisors and channels: 100' \
+	'env -u OPENAI_API_KEY oxi-svc -m ollama/llama3.2 "$TMP/new3" </dev/null >/dev/null 2>&1 &&
+	 [ ! -e "$TMP/new3/llm/env/OPENAI_API_KEY" ] &&
+	 { oxi-svc -s systemd "$TMP/new4" </dev/null 2>/dev/null; [ $? = 100 ]; } &&
+	 { oxi-svc -c irc "$TMP/new4" </dev/null 2>/dev/null; [ $? = 100 ]; } &&
+	 [ ! -e "$TMP/new4" ]'
+
+# on a terminal a missing secret is asked for, not echoed
+cat >"$TMP/ask.py" <<'EOT'
+import os, pty, select, sys
+pid, fd = pty.fork()
+if pid == 0:
+    env = dict(os.environ)
+    env.pop("TELEGRAM_BOT_TOKEN", None)
+    os.execvpe("oxi-svc", ["oxi-svc", "-m", "ollama/x", sys.argv[1]], env)
+out, sent = b"", False
+while True:
+    r, _, _ = select.select([fd], [], [], 20)
+    if not r:
+        break
+    try:
+        b = os.read(fd, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+    if not sent and b"(not echoed): " in out:
+        os.write(fd, b"123:PTYS3CR3T\n")
+        sent = True
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+EOT
+python3 "$TMP/ask.py" "$TMP/new5" >"$TMP/pty.out" 2>&1
+check 'on a terminal the token is asked for' \
+	'grep -q "^TELEGRAM_BOT_TOKEN (not echoed): " "$TMP/pty.out" &&
+	 [ "$(cat "$TMP/new5/recv/env/TELEGRAM_BOT_TOKEN")" = 123:PTYS3CR3T ]'
+check_nogrep '...and not echoed' PTYS3CR3T "$TMP/pty.out"
+done_testing
