@@ -31,6 +31,7 @@
 #define AFTER		320	/* and ends this far after it, by default */
 #define MAXLEN		256	/* a secret's length for the hold-back */
 #define RULES_MAX	(1 << 20)	/* bytes of a rules file */
+#define PAD		64	/* zero bytes after a text matched */
 
 struct re {
 	pcre2_code *code;
@@ -825,6 +826,9 @@ oxi_srules_scan(const struct oxi_srules *rs, const struct oxi_view *v,
 
 	if (!rs || rs->n == 0 || v->b.len == 0)
 		return 0;
+	/* the JIT reads ahead of where it matches: zeros past the end */
+	oxi_buf_grow((struct oxi_buf *)&v->b, PAD);
+	memset(v->b.s + v->b.len, 0, PAD);
 	a = &rs->ac;
 	t = (const unsigned char *)v->b.s;
 	n = v->b.len;

@@ -185,7 +185,7 @@ main(void)
 	size_t i;
 	int rc;
 
-	plan(58);
+	plan(60);
 
 	/* decoders */
 	for (i = 0; i < sizeof decs / sizeof decs[0]; i++)
