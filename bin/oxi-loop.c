@@ -373,6 +373,17 @@ setup(void)
 	if (!(db = oxi_hist_open(dbpath, &err)))
 		oxi_die(oxi_errtemp(errno), "unable to open '%s': %s", dbpath,
 		    err);
+	/* the canary of oxi(7): off only when asked */
+	if ((v = oxi_getenv("OXI_CANARY")) && strcmp(v, "off") == 0)
+		cfg.canarykey = NULL;
+	else if ((v = oxi_getenv("OXI_CANARY_KEY_FILE")))
+		cfg.canarykey = v;
+	else if ((dir = oxi_state_dir())) {
+		static char kpath[4096];
+
+		snprintf(kpath, sizeof kpath, "%s/canary.key", dir);
+		cfg.canarykey = kpath;
+	}
 	if (!model)
 		model = oxi_getenv("OXI_MODEL");
 	llmcmd = (v = getenv("OXI_LLM")) ? v : "oxi-llm -j";

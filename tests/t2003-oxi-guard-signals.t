@@ -64,8 +64,8 @@ check 'SIGTERM: exits 0 with its input still open' "[ $? = 0 ]"
 exec 4>&-
 
 # oxi-guard out: SIGHUP reloads the secrets
-S1=first-secret-value-1
-S2=second-secret-value-2
+S1=alpha-FIRST-value-0001
+S2=bravo-SECOND-token-0002
 echo "$S1" >"$TMP/secrets"
 rm -f "$TMP/fifo"
 mkfifo "$TMP/fifo"
@@ -82,7 +82,7 @@ check 'before: only the first secret is known' \
 echo "$S2" >"$TMP/secrets"
 kill -HUP $pid
 check 'SIGHUP: the secrets are reloaded' \
-	'waitfor "grep -q \"info: reloaded secrets: 1 value$\" \"$TMP/oerr\""'
+	'waitfor "grep -q \"info: reloaded secrets: 1 value,\" \"$TMP/oerr\""'
 out o2 "a $S1 b $S2" >&4
 check 'after: only the second one' \
 	'waitfor "[ \$(lines \"$TMP/oout\") = 2 ]" &&

@@ -19,6 +19,7 @@ complete -c oxi-guard -n "__fish_seen_subcommand_from in" -s r -r -F -d 'Injecti
 complete -c oxi-guard -n "__fish_seen_subcommand_from in" -s S -x -d 'The assistant ids (echoes dropped)'
 complete -c oxi-guard -n "__fish_seen_subcommand_from in out" -s m -x -d 'Size limit on a text in bytes'
 complete -c oxi-guard -n "__fish_seen_subcommand_from out" -s s -r -F -d 'File of secret values to redact'
+complete -c oxi-guard -n "__fish_seen_subcommand_from out" -s r -r -F -d 'File of secret rules'
 complete -c oxi-guard -n "__fish_seen_subcommand_from tool" -s p -r -F -d 'Tool policy file'
 complete -c oxi-guard -n "__fish_seen_subcommand_from pairing" -a 'list approve revoke invite'
 complete -c oxi-guard -n "__fish_seen_subcommand_from audit" -a verify -d 'Verify the hash chain'

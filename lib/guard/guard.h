@@ -15,7 +15,7 @@
 				"[-a allow] [-m maxbytes] [-o owners] " \
 				"[-p dmpolicy] [-R rate] [-r rules] [-S self]"
 #define OXI_GUARD_OUT_USAGE	"oxi-guard out [-v] [-d fd] [-l maxline] " \
-				"[-s secrets] [-m maxbytes]"
+				"[-s secrets] [-r rules] [-m maxbytes]"
 #define OXI_GUARD_TOOL_USAGE	"oxi-guard tool [-v] [-d fd] [-l maxline] " \
 				"[-p policy] -- command [arg ...]"
 #define OXI_GUARD_PAIRING_USAGE	"oxi-guard pairing list | approve code | " \
@@ -125,13 +125,6 @@ void oxi_secrets_free(struct oxi_secrets *);
  */
 size_t oxi_redact(const struct oxi_secrets *, const char *s, size_t len,
     struct oxi_buf *out);
-/*
- * For text still being written (drafts): the length to keep so that the
- * kept text does not end with the start of a value, which the next draft
- * might complete.
- */
-size_t oxi_redact_hold(const struct oxi_secrets *, const char *s,
-    size_t len);
 
 /*
  * fold.c: Unicode folding before matching, shared by in and out.

@@ -1,6 +1,8 @@
 /*
- * redact.c - the secrets of oxi-guard out: known secret values, their
- * redaction from outbound text, and the hold-back of a draft's end
+ * redact.c - the secrets of oxi-guard out: the values configured, read
+ * and kept, and their redaction where they are written as they are
+ * (leak.c finds them in every other spelling); where they and the rules
+ * come from
  *
  * Secret values live in memory this module allocates itself and wipes
  * before freeing, including the bytes of the file they were read from.
@@ -9,12 +11,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "oxi.h"
 #include "guard/guard.h"
+#include "guard/leak.h"
+
+#ifndef OXI_SHAREDIR
+#define OXI_SHAREDIR	"/usr/local/share/oxi"
+#endif
 
 #define SECRET_MAXFILE	(1024 * 1024)	/* cap on a secrets file */
 #define REDACTED	"[REDACTED]"
@@ -200,21 +209,85 @@ oxi_redact(const struct oxi_secrets *sec, const char *s, size_t len,
 	return n;
 }
 
-size_t
-oxi_redact_hold(const struct oxi_secrets *sec, const char *s, size_t len)
+/*
+ * The rules file: -r, $OXI_SECRET_RULES, else "secrets" in
+ * $OXI_SHARE_DIR, in ../share/oxi beside the binary (a build tree), or
+ * in the installed data directory.  "none" or "" goes without rules.
+ */
+const char *
+oxi_srules_path(const char *rflag)
 {
-	const struct oxi_secret *v;
-	size_t keep = len, j, k;
+	static char path[PATH_MAX];
+	char exe[PATH_MAX], *s;
+	const char *v;
+	ssize_t n;
+	int up;
 
-	for (j = 0; j < sec->n; j++) {
-		v = &sec->v[j];
-		k = v->len - 1 < len ? v->len - 1 : len;
-		for (; k > 0; k--)
-			if (memcmp(s + len - k, v->s, k) == 0) {
-				if (len - k < keep)
-					keep = len - k;
-				break;
-			}
+	if ((v = rflag) || (v = oxi_getenv("OXI_SECRET_RULES")))
+		return *v && strcmp(v, "none") != 0 ? v : NULL;
+	if ((v = oxi_getenv("OXI_SHARE_DIR"))) {
+		snprintf(path, sizeof path, "%s/secrets", v);
+		return path;
 	}
-	return keep;
+	/* PREFIX/bin/oxi-guard: PREFIX/share/oxi/secrets */
+	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+		exe[n] = '\0';
+		for (up = 0; up < 2 && (s = strrchr(exe, '/')); up++)
+			*s = '\0';
+		if (up == 2 && (size_t)snprintf(path, sizeof path,
+		    "%s/share/oxi/secrets", exe) < sizeof path &&
+		    access(path, F_OK) == 0)
+			return path;
+	}
+	snprintf(path, sizeof path, "%s/secrets", OXI_SHAREDIR);
+	return path;
+}
+
+int
+oxi_secrets_config(struct oxi_secrets *sec, const char *sflag, int reload)
+{
+	const char *file, *names, *p, *val;
+	char name[256];
+	size_t n, nshort;
+	unsigned long first;
+
+	file = sflag ? sflag : oxi_getenv("OXI_SECRETS_FILE");
+	if (file) {
+		if (oxi_secrets_load(sec, file, &nshort, &first) < 0) {
+			if (!reload)
+				oxi_diesys(OXI_EX_USAGE, "unable to read "
+				    "secrets file '%s'", file);
+			oxi_warnsys("unable to read secrets file '%s'", file);
+			oxi_secrets_free(sec);
+			return -1;
+		}
+		if (nshort > 0)
+			oxi_warn("secrets file '%s': ignored %zu value%s "
+			    "shorter than %d bytes (first on line %lu)", file,
+			    nshort, nshort == 1 ? "" : "s", OXI_SECRET_MIN,
+			    first);
+	}
+	names = oxi_getenv("OXI_REDACT_ENV");
+	for (p = names ? names : ""; *p; p += n) {
+		n = strcspn(p, " \t\n,");
+		if (n == 0) {
+			n = 1;
+			continue;
+		}
+		if (n >= sizeof name) {
+			oxi_warn("OXI_REDACT_ENV: variable name too long");
+			continue;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (!(val = oxi_getenv(name)))
+			oxi_warn("OXI_REDACT_ENV: variable '%s' is not set",
+			    name);
+		else if (oxi_secrets_add(sec, val, strlen(val)) == 1)
+			oxi_warn("OXI_REDACT_ENV: variable '%s' is shorter "
+			    "than %d bytes, ignored", name, OXI_SECRET_MIN);
+	}
+	if (sec->n == 0)
+		oxi_debug("no secrets configured");
+	return 0;
 }

@@ -2,9 +2,9 @@
  * engine.h - inside the turn engine: the turn, the engine, and what its
  * files share.  From the bottom up: out.c the records it writes, media.c
  * the attachments of a message, wrap.c outside content in markers, ctx.c
- * the request and its context, turn.c the life of a turn, slash.c the
- * commands and ask.c the approvals, engine.c the entry points of
- * loop.h.  A file calls only the files below it.  Included only by
+ * the request and its context (tripwire.c its canary), turn.c the life
+ * of a turn, slash.c the commands and ask.c the approvals, engine.c the
+ * entry points of loop.h.  A file calls only the files below it.  Included only by
  * lib/loop/ and tests/unit/.
  */
 #ifndef OXI_LOOP_ENGINE_H
@@ -199,5 +199,9 @@ void oxi_appr_ask(struct oxi_loop *, struct turn *, struct call *,
 /* the ask of c ends with choice ("once", "always", "deny", "expired") */
 int oxi_appr_decide(struct oxi_loop *, struct turn *, struct call *,
     const char *choice);
+
+/* tripwire.c: the canary of session into out (33 bytes), from the key
+ * file path, made if it is not there: 0, or -1 after a warning */
+int oxi_loop_canary(const char *path, const char *session, char *out);
 
 #endif

@@ -57,8 +57,7 @@ struct oxi_loop_cfg {
 	size_t replymax;		/* bytes of a reply's text */
 	long turnms;			/* time of a turn's work */
 	long turntokens;		/* tokens of a turn's model answers */
-	long retryms;			/* first wait after a temporary model
-					 * failure; doubles */
+	long retryms;			/* first wait after a failure; doubles */
 	long retrymaxms;		/* longest wait between two tries */
 	long retryage;			/* ms a turn is retried for; 0: a
 					 * temporary failure is final */
@@ -66,6 +65,7 @@ struct oxi_loop_cfg {
 					 * the model; 0: any */
 	int histimages;			/* the latest user messages whose
 					 * images a request shows; 0: none */
+	const char *canarykey;		/* oxi(7) CANARY; NULL: no canary */
 };
 
 /* the stages oxi_loop_lost knows */

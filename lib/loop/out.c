@@ -21,7 +21,13 @@
 jv
 oxi_out_reply(struct turn *t, const char *type)
 {
-	return oxi_msg_reply(t->in, type);
+	jv r = oxi_msg_reply(t->in, type);
+
+	/* oxi-guard out finds the session's canary by it */
+	if (t->session)
+		r = jv_object_set(r, jv_string("session"),
+		    jv_string(t->session));
+	return r;
 }
 
 void
@@ -72,6 +78,9 @@ oxi_out_text(struct oxi_loop *l, struct turn *t, const char *type, jv text)
 	r = jv_object_set(r, jv_string("in_reply_to"), jv_string(t->msgid));
 	r = jv_object_set(r, jv_string("text"), text);
 	r = jv_object_set(r, jv_string("format"), jv_string("markdown"));
+	/* where the turn's inputs came from: oxi-guard out strips links of a
+	 * reply that holds outside content */
+	r = jv_object_set(r, jv_string("taint"), jv_copy(t->taint));
 	l->io.out(l->io.arg, r);
 }
 
