@@ -4,7 +4,7 @@
 # else (not on the terminal, not in a script); it refuses what it cannot
 # do without writing anything
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 24
+plan 25
 
 TOK=123456:S3CR3T-bot-token-abcdef
 KEY=sk-S3CR3T-model-key-0123456789
@@ -38,6 +38,12 @@ check 'env directories 0700, their files 0600' \
 	 [ -z "$(find "$T" -path "*/env/*" -type f ! -perm 0600)" ]'
 # where VALUE: the files of the tree holding VALUE, relative, sorted
 where() { grep -rl -- "$1" "$T" | sed "s|^$T/||" | sort | tr '\n' ' '; }
+check 'one canary key, 0600, named to oxi-loop and oxi-guard out alone' \
+	'[ "$(stat -c %a "$T/.keys/canary.key")" = 600 ] &&
+	 grep -Eqx "[0-9a-f]{64}" "$T/.keys/canary.key" &&
+	 [ "$(cat "$T/loop/env/OXI_CANARY_KEY_FILE")" = "$T/.keys/canary.key" ] &&
+	 [ "$(cat "$T/guard-out/env/OXI_CANARY_KEY_FILE")" = "$T/.keys/canary.key" ] &&
+	 [ "$(grep -l canary.key "$T"/*/env/* | wc -l)" = 2 ]'
 check 'the bot token is in recv and send alone' \
 	'[ "$(where "$TOK")" = "recv/env/TELEGRAM_BOT_TOKEN send/env/TELEGRAM_BOT_TOKEN " ]'
 check 'the model key and the provider headers are in llm alone' \
