@@ -33,30 +33,13 @@ static const char *const migrations[] = {
 	NULL
 };
 
-/* dies 111 with SQLite's message */
-static void
-dbdie(struct tgrx *rx, const char *what)
-{
-	oxi_die(OXI_EX_TEMP, "ledger: %s: %s", what, sqlite3_errmsg(rx->db));
-}
-
-static sqlite3_stmt *
-prep(struct tgrx *rx, const char *sql)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(rx->db, sql, -1, &st, NULL) != SQLITE_OK)
-		dbdie(rx, "unable to prepare");
-	return st;
-}
+#define dbdie(rx, what)	tg_db_die((rx)->db, "ledger", what)
+#define prep(rx, sql)	tg_db_prep((rx)->db, "ledger", sql)
 
 void
 tg_ledger_exec(struct tgrx *rx, const char *sql)
 {
-	const char *err;
-
-	if (oxi_db_exec(rx->db, sql, &err) < 0)
-		oxi_die(OXI_EX_TEMP, "ledger: %s", err);
+	tg_db_exec(rx->db, "ledger", sql);
 }
 
 void
@@ -88,19 +71,14 @@ tg_ledger_setmeta(struct tgrx *rx, const char *k, const char *v)
 void
 tg_ledger_open(struct tgrx *rx)
 {
-	const char *dir = oxi_state_dir(), *err;
 	struct oxi_buf p = OXI_BUF_INIT;
 
-	if (!dir)
-		oxi_die(OXI_EX_USAGE, "no state directory: set OXI_HOME");
-	oxi_buf_printf(&p, "%s/telegram-%s.db", dir, rx->tg.account);
-	if (!(rx->db = oxi_db_open(p.s, migrations, &err)))
-		oxi_die(oxi_errtemp(errno), "unable to open the ledger '%s': %s",
-		    p.s, err);
+	oxi_buf_printf(&p, "telegram-%s.db", rx->tg.account);
 	/* an update Telegram forgets must survive a power cut too */
-	tg_ledger_exec(rx, "PRAGMA synchronous=FULL");
+	rx->db = tg_db_open(p.s, migrations, "ledger",
+	    "PRAGMA synchronous=FULL");
 	oxi_buf_reset(&p);
-	oxi_buf_printf(&p, "%s/files/telegram", dir);
+	oxi_buf_printf(&p, "%s/files/telegram", oxi_state_dir());
 	rx->filedir = xstrdup(p.s);
 	oxi_buf_free(&p);
 }

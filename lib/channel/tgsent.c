@@ -51,22 +51,10 @@ static const char *const migrations[] = {
 	NULL
 };
 
-static void
-dbdie(struct tgtx *tx, const char *what)
-{
-	oxi_die(OXI_EX_TEMP, "sent-ledger: %s: %s", what,
-	    sqlite3_errmsg(tx->db));
-}
+#define dbdie(tx, what)	tg_db_die((tx)->db, "sent-ledger", what)
+#define prep(tx, sql)	tg_db_prep((tx)->db, "sent-ledger", sql)
+#define exec(tx, sql)	tg_db_exec((tx)->db, "sent-ledger", sql)
 
-static sqlite3_stmt *
-prep(struct tgtx *tx, const char *sql)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(tx->db, sql, -1, &st, NULL) != SQLITE_OK)
-		dbdie(tx, "unable to prepare");
-	return st;
-}
 
 /* runs st to its end and finalizes it; dies with what */
 static void
@@ -77,14 +65,6 @@ done(struct tgtx *tx, sqlite3_stmt *st, const char *what)
 	sqlite3_finalize(st);
 }
 
-static void
-exec(struct tgtx *tx, const char *sql)
-{
-	const char *err;
-
-	if (oxi_db_exec(tx->db, sql, &err) < 0)
-		oxi_die(OXI_EX_TEMP, "sent-ledger: %s", err);
-}
 
 /* binds text or NULL */
 static void
@@ -99,20 +79,15 @@ bind(sqlite3_stmt *st, int i, const char *s)
 void
 tg_sent_open(struct tgtx *tx)
 {
-	const char *dir = oxi_state_dir(), *err;
 	struct oxi_buf p = OXI_BUF_INIT;
 
-	if (!dir)
-		oxi_die(OXI_EX_USAGE, "no state directory: set OXI_HOME");
-	oxi_buf_printf(&p, "%s/telegram-send-%s.db", dir, tx->tg.account);
-	if (!(tx->db = oxi_db_open(p.s, migrations, &err)))
-		oxi_die(oxi_errtemp(errno), "unable to open the sent-ledger "
-		    "'%s': %s", p.s, err);
+	oxi_buf_printf(&p, "telegram-send-%s.db", tx->tg.account);
 	/* NORMAL: a WAL commit outlives a kill -9 without waiting for the
 	 * disk, and the window in which a part that went out is not yet here
 	 * (a kill then sends it again) is the time of an insert, not of a
 	 * sync; only the loss of power loses more */
-	exec(tx, "PRAGMA synchronous=NORMAL");
+	tx->db = tg_db_open(p.s, migrations, "sent-ledger",
+	    "PRAGMA synchronous=NORMAL");
 	oxi_buf_free(&p);
 }
 
