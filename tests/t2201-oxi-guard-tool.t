@@ -8,7 +8,7 @@
 # whole loop: a command after a file runs unasked, a URL built on it is
 # asked in the chat, approved once, then always
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 44
+plan 46
 
 export OXI_DEADLETTER="$TMP/dead.ndjson" OXI_AUDIT_LOG="$TMP/audit.log"
 WS=$TMP/ws
@@ -118,6 +118,29 @@ call m1 shell '{"command":"ls"}' "$WEB" |
 	oxi-guard tool -- python3 "$TMP/mute.py" >"$TMP/out" 2>"$TMP/err"
 check 'a tool stage that does not say its shell is confined: held' \
 	'field m1 content | head -n 1 | grep -q "^guard: needs approval: it runs a command outside the sandbox"'
+
+# the owner's words ("said", from oxi-loop): a URL in them is not built
+cat >"$TMP/echo.py" <<'PY'
+import json, sys
+if sys.argv[1:] == ["--list"]:
+    print("[]")
+    sys.exit(0)
+for line in sys.stdin:
+    r = json.loads(line)
+    sys.stdout.write(json.dumps({"v": 1, "type": "tool.result",
+        "id": r["id"], "content": "said" in r and "told" or "not told",
+        "is_error": False}) + "\n")
+    sys.stdout.flush()
+PY
+{
+	printf '%s\n' '{"type":"tool.call","id":"o1","name":"web_fetch","args":{"url":"https://example.org/mine"},"session":"o","taint":["owner:cli","web:https://a.org"],"said":"now fetch https://example.org/mine please"}'
+	printf '%s\n' '{"type":"tool.call","id":"o2","name":"web_fetch","args":{"url":"https://example.org/mine?d=x"},"session":"o","taint":["owner:cli","web:https://a.org"],"said":"now fetch https://example.org/mine please"}'
+} | oxi-guard tool -- python3 "$TMP/echo.py" >"$TMP/out" 2>"$TMP/err"
+check 'a URL the owner wrote is fetched in a tainted turn; one built on it is held' \
+	'[ "$(field o1 is_error)" = false ] &&
+	 field o2 content | grep -q "^guard: needs approval: it fetches a URL that no tool showed"'
+check '...and the tool stage is not told what the owner said' \
+	'[ "$(field o1 content)" = "not told" ]'
 
 # calls without taint or session, and one that is not a call
 {

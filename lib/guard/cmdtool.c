@@ -21,7 +21,10 @@
  * be audited does not run.  Every other record goes to the command;
  * what the command writes comes back to stdout, each tool.result
  * remembered for its session (the URLs a later fetch may use) and one
- * that would pose as the guard's own words defused.
+ * that would pose as the guard's own words defused.  The owner's words
+ * that oxi-loop puts in a call ("said") are remembered the same way (a
+ * URL the owner wrote is not one the turn built) and taken out of the
+ * call before the command sees it.
  *
  * With --list or -L as the command's last argument (oxi-loop runs
  * "$OXI_TOOL --list"), the command is run in place of oxi-guard.
@@ -317,8 +320,9 @@ call(jv rec)
 {
 	struct oxi_verdict v;
 	struct oxi_buf b = OXI_BUF_INIT;
-	const char *why, *id = oxi_msg_peek(rec, "id");
+	const char *why, *said, *id = oxi_msg_peek(rec, "id");
 	char *line;
+	jv s;
 
 	if (oxi_msg_check(rec, &why) < 0) {
 		oxi_nd_reject(&in, why);
@@ -329,6 +333,10 @@ call(jv rec)
 		jv_free(rec);
 		return;
 	}
+	/* the owner's own words: a URL in them is not one the turn built */
+	if ((said = oxi_msg_peek(rec, "said")))
+		remember(oxi_msg_peek(rec, "session") ? oxi_msg_peek(rec,
+		    "session") : "", said, strlen(said));
 	oxi_policy_judge(&pol, rec, facts, seenurl, (void *)(oxi_msg_peek(rec,
 	    "session") ? oxi_msg_peek(rec, "session") : ""), &v);
 	if (v.action == OXI_POL_ASK && oxi_approval_found(rec)) {
@@ -357,7 +365,14 @@ call(jv rec)
 			    "name"), v.approved ? "approved by the owner" :
 			    v.confined ? "allowed, confined" : "allowed");
 		sent(id, oxi_msg_peek(rec, "session"));
-		oxi_buf_cat(&child.outq, in.line, in.linelen);
+		if (said) {
+			/* the tools are not told what the owner said */
+			s = jv_dump_string(jv_object_delete(jv_copy(rec),
+			    jv_string("said")), 0);
+			oxi_buf_cats(&child.outq, jv_string_value(s));
+			jv_free(s);
+		} else
+			oxi_buf_cat(&child.outq, in.line, in.linelen);
 		oxi_buf_putc(&child.outq, '\n');
 		break;
 	case OXI_POL_DENY:
