@@ -95,7 +95,7 @@ main(void)
 	jv c;
 	FILE *f;
 
-	plan(77);
+	plan(80);
 	oxi_prog = "t-guard-policy";
 	snprintf(dir, sizeof dir, "%s/t-guard-policy.%ld", t ? t : "/tmp",
 	    (long)getpid());
