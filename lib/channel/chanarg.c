@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -199,6 +200,10 @@ oxi_chan_exec(char *argv[], const char *name)
 		if (besideme(path, sizeof path) < 0)
 			p = OXI_LIBEXECDIR "/" CHAN_PROG;
 	}
+	/* which command oxi-chan is: argv[0] may not say it (valgrind
+	 * passes the file's path) */
+	if (setenv("OXI_CHAN_AS", oxi_prog, 1) < 0)
+		oxi_diesys(OXI_EX_TEMP, "setenv");
 	execv(p, argv);
 	oxi_diesys(errno == ENOENT || errno == EACCES || errno == ENOEXEC ?
 	    OXI_EX_USAGE : OXI_EX_TEMP, "unable to run '%s' for channel '%s'",

@@ -64,8 +64,9 @@ const char *oxi_chan_namearg(const char *arg, const char *what);
 int oxi_chan_call(oxi_chan_fn fn, const struct oxi_chan_opts *o);
 /*
  * Replaces the process with the program of the channels, given argv as
- * is (channel name, the one it is for): $OXI_CHAN_EXEC, else oxi-chan
- * beside the running program, else OXI_LIBEXECDIR/oxi-chan.  Returns
+ * is (channel name, the one it is for) and oxi_prog in $OXI_CHAN_AS:
+ * $OXI_CHAN_EXEC, else oxi-chan beside the running program, else
+ * OXI_LIBEXECDIR/oxi-chan.  Returns
  * only by dying: 100 if it cannot be run, 111 otherwise.
  */
 OXI_NORETURN void oxi_chan_exec(char *argv[], const char *name);
