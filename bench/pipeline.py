@@ -15,7 +15,8 @@
      goes (/proc/PID/smaps: heap and anonymous maps, the program, and the
      libraries that weigh most);
   4. CPU time of every stage per message (/proc/PID/schedstat), with the
-     stand-in model: where the added latency goes.
+     stand-in model: where the added latency goes, and a figure that holds
+     on a busy machine, where the latency does not.
 
 Run by `make bench`; prints one line per figure.  BENCH_N sets the
 number of messages (300).
@@ -226,6 +227,8 @@ def main():
         print("CPU per message, by stage:")
         for name, us in cpu:
             print("  %-38s %8.1f us" % (name, us))
+        print("  %-38s %8.1f us" % ("all the oxi stages", sum(
+            us for name, us in cpu if "python" not in name)))
 
         portfile = os.path.join(tmp, "port")
         srv = subprocess.Popen([sys.executable, os.path.join(FAKE, "openai.py"),
