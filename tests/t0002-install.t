@@ -1,7 +1,7 @@
 #!/bin/sh
 # make install and uninstall honour PREFIX, DESTDIR and MANDIR
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 9
+plan 10
 
 D="$TMP/stage"
 cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat oxi-svc"
@@ -27,6 +27,19 @@ check 'oxi-chan goes to LIBEXECDIR and the installed commands run it' \
 		nosuch 2>"$TMP/e"; [ $? = 100 ]; } &&
 	 grep -q "^oxi-send: fatal: unknown channel .nosuch. (known: cli, telegram" \
 		"$TMP/e"'
+# a wrapper between them (valgrind --trace-children is one) loses argv[0]:
+# OXI_CHAN_AS says which command oxi-chan is
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$D/usr/libexec/oxi/oxi-chan" >"$TMP/wrap"
+chmod +x "$TMP/wrap"
+check 'oxi-chan speaks as the command that ran it, whatever its argv[0]' \
+	'{ OXI_CHAN_EXEC="$TMP/wrap" "$D/usr/bin/oxi-recv" -l 5 nosuch \
+		2>"$TMP/e"; [ $? = 100 ]; } &&
+	 grep -q "^oxi-recv: fatal: unknown channel .nosuch." "$TMP/e" &&
+	 { OXI_CHAN_EXEC="$TMP/wrap" "$D/usr/bin/oxi-send" -D nosuch \
+		2>"$TMP/e"; [ $? = 100 ]; } &&
+	 grep -q "^oxi-send: fatal: unknown channel .nosuch." "$TMP/e" &&
+	 { "$D/usr/libexec/oxi/oxi-chan" nosuch 2>"$TMP/e"; [ $? = 100 ]; } &&
+	 grep -q "^usage: oxi-chan is run by oxi-recv and oxi-send" "$TMP/e"'
 check 'share/oxi is installed' '[ -f "$D/usr/share/oxi/deps.sh" ]'
 check 'nothing is installed outside DESTDIR' \
 	'[ -z "$(find "$D" -type f | grep -v "^$D/usr/")" ]'
