@@ -137,6 +137,10 @@ oxi_secret_resolve(const struct oxi_vault *v, const char *name,
 
 	out->p = NULL;
 	out->len = 0;
+	if (sodium_init() < 0) {
+		snprintf(why, n, "unable to initialise libsodium");
+		return -1;
+	}
 	if ((e = oxi_getenv(name))) {
 		*src = "environment";
 		val = (const unsigned char *)e;

@@ -93,7 +93,7 @@ oxi_vault_pass(const char *env, const char *prompt, int confirm,
 
 	out->p = NULL;
 	out->len = 0;
-	if (!(out->p = sodium_malloc(PASSMAX + 1))) {
+	if (sodium_init() < 0 || !(out->p = sodium_malloc(PASSMAX + 1))) {
 		snprintf(why, n, "out of locked memory");
 		return -1;
 	}
