@@ -143,12 +143,27 @@ cmd_get(struct oxi_vault *v, const char *name)
 	return 0;
 }
 
+/* 1 if nm is one of the comma list l (may be NULL) */
+static int
+named(const char *l, const char *nm)
+{
+	size_t n = strlen(nm), k;
+
+	for (; l && *l; l += k + (l[k] == ',')) {
+		k = strcspn(l, ",");
+		if (k == n && strncmp(l, nm, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 cmd_exec(int argc, char **argv)
 {
 	struct oxi_vault *v = NULL;
 	struct oxi_buf names = OXI_BUF_INIT;
-	int c, aflag = 0, rflag = 0, code, r;
+	int c, aflag = 0, rflag = 0, sflag = 0, code, r;
+	const char *nm;
 	size_t i;
 
 	optind = 1;
@@ -157,14 +172,16 @@ cmd_exec(int argc, char **argv)
 		case 'a': aflag = 1; break;
 		case 'r': rflag = 1; break;
 		case 's':
-			oxi_buf_printf(&names, "%s%s", names.len ? "," : "",
-			    optarg);
+			if (*optarg)
+				oxi_buf_printf(&names, "%s%s", names.len ?
+				    "," : "", optarg);
+			sflag = 1;
 			break;
 		default: usage();
 		}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1 || (!aflag && names.len == 0))
+	if (argc < 1 || (!aflag && !sflag))
 		usage();
 	/* the vault, when there is one: it names the secrets to withhold */
 	if ((r = oxi_vault_perms(vpath, NULL, why, sizeof why)) < 0)
@@ -173,9 +190,11 @@ cmd_exec(int argc, char **argv)
 		v = vopen(0);
 	else if (aflag)
 		oxi_die(OXI_EX_USAGE, "-a: no vault '%s'", vpath);
+	/* -a: every name of the vault not named already */
 	for (i = 0; aflag && i < oxi_vault_count(v); i++)
-		oxi_buf_printf(&names, "%s%s", names.len ? "," : "",
-		    oxi_vault_name(v, i));
+		if (!named(names.s, nm = oxi_vault_name(v, i)))
+			oxi_buf_printf(&names, "%s%s", names.len ? "," : "",
+			    nm);
 	oxi_vault_exec(v, names.s ? names.s : "", rflag, argv, &code, why,
 	    sizeof why);
 	oxi_die(code, "%s", why);

@@ -278,6 +278,15 @@ oxi_vault_exec(struct oxi_vault *v, const char *names, int redact,
 		i++;
 	}
 	if (redact) {
+		/* the names it was told of already come first */
+		if ((p = oxi_getenv("OXI_REDACT_ENV"))) {
+			struct oxi_buf all = OXI_BUF_INIT;
+
+			oxi_buf_printf(&all, "%s%s%s", p, rl.len ? "," : "",
+			    rl.s ? rl.s : "");
+			oxi_buf_free(&rl);
+			rl = all;
+		}
 		s = xmalloc(rl.len + 16);
 		snprintf(s, rl.len + 16, "OXI_REDACT_ENV=%s", rl.s ? rl.s : "");
 		env[j++] = s;
