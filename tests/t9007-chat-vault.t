@@ -17,20 +17,8 @@ printf 'BSA-t9007-vault-search-key-987654' | oxi-vault set BRAVE_API_KEY
 WS="$TMP/ws"
 mkdir -p "$WS"
 
-# stage NAME: the pids of this test's processes running the program NAME
-stage() {
-	for _p in /proc/[0-9]*; do
-		{ tr '\0' '\n' <"$_p/environ"; } 2>/dev/null |
-		    grep -qx "OXI_HOME=$OXI_HOME" || continue
-		_a=$({ tr '\0' '\n' <"$_p/cmdline"; } 2>/dev/null | head -n 1)
-		[ "${_a##*/}" = "$1" ] && echo "${_p#/proc/}"
-	done
-}
-# keys PID: the *_API_KEY variables of PID that hold a value
-keys() {
-	tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^\([A-Z_]*_API_KEY\)=..*/\1/p' |
-	    sort | tr '\n' ' '
-}
+stage() { stage_pids "$@"; }
+keys() { env_keys "$@"; }
 
 mkfifo "$TMP/in"
 oxi-chat -w "$WS" <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &
