@@ -296,3 +296,12 @@ env_keys() {
 	tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^\([A-Z_]*_API_KEY\)=..*/\1/p' |
 	    sort | tr '\n' ' '
 }
+# keyless NAME...: no process of the programs NAME holds a key (env_keys)
+keyless() {
+	for _s in "$@"; do
+		for _p in $(stage_pids "$_s"); do
+			[ -z "$(env_keys "$_p")" ] ||
+				{ echo "$_s $_p: $(env_keys "$_p")"; return 1; }
+		done
+	done
+}
