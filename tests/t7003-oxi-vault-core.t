@@ -5,6 +5,8 @@
 # does hold a plain variable of the environment, so the search can fail
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 command -v gdb >/dev/null || skip_all "no gdb (make deps installs it)"
+gdb -q -batch -nx -ex run --args true >/dev/null 2>&1 </dev/null ||
+	skip_all "gdb cannot trace a process here (ptrace)"
 plan 7
 
 export OXI_VAULT="$TMP/vault" OXI_VAULT_PASSPHRASE='pass-phrase-CORE-4711'

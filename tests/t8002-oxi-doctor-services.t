@@ -56,9 +56,18 @@ if command -v runsvdir >/dev/null && command -v sv >/dev/null; then
 	wait_until 20 '[ "$(sv status "$TMP"/runit/* 2>/dev/null | grep -c "^run:")" = 8 ]'
 	check_exit 'runit: every stage up: exit 0' 0 'doc -s "$TMP/runit"'
 	check 'its line' 'line | grep -q "^ok    services: every stage of .* is up$"'
-	sv exit "$TMP"/runit/* >/dev/null 2>&1
+	# runsvdir on HUP stops its runsv, each its stage: wait for all of
+	# them (their current directory is in the tree) before the clean-up
 	kill -HUP "$RUNSV"
 	wait "$RUNSV" 2>/dev/null
+	inrunit() {
+		for p in /proc/[0-9]*; do
+			case $(readlink "$p/cwd" 2>/dev/null) in
+			"$TMP/runit"/*) echo "${p#/proc/}" ;;
+			esac
+		done
+	}
+	wait_until 10 '[ -z "$(inrunit)" ]' || kill -9 $(inrunit) 2>/dev/null
 else
 	skip_all "no runit"
 fi
