@@ -3,7 +3,7 @@
 # fakes); each check made to fail on purpose gives its one line with a
 # fix and the exit code of its level; --json for scripts
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 38
+plan 40
 
 TOKEN=123456:TEST-token_0123456789abcdef
 fake_server telegram.py --token "$TOKEN"
@@ -110,9 +110,13 @@ check 'its line says how to trust it' \
 rm -f "$TMP/tools/upper"
 echo '{"type":"deadletter","reason":"test"}' >"$OXI_HOME/deadletter.ndjson"
 check_exit 'deadletters: one waiting: a warning, 1' 1 'doc'
+check 'its line, with how to read them' \
+	'line deadletters | grep -q "^warn  deadletters: 1 dead letter waiting in 1 file, first .*/deadletter.ndjson. (fix: read them (jq . "'
 rm -f "$OXI_HOME/deadletter.ndjson"
 check_exit 'disk: less free than the minimum: 100' 100 \
 	'OXI_DOCTOR_MIN_FREE_MB=999999999 doc'
+check 'its line' \
+	'line disk | grep -q "^error disk: [0-9]* MiB free for the databases in .* (under 999999999 MiB): writes will fail (fix: free some space, or move OXI_HOME)"'
 # a library older at run time than at build time, by LD_PRELOAD
 printf '%s\n' 'int sqlite3_libversion_number(void) { return 3007000; }' \
 	'const char *sqlite3_libversion(void) { return "3.7.0"; }' >"$TMP/old.c"
