@@ -141,7 +141,7 @@ beneath(const char *path, const char *dir)
 void
 oxi_doc_workspace(struct oxi_doc *d)
 {
-	const char *ws = oxi_ws_path(NULL), *what[4], *path[4];
+	const char *ws = oxi_wsp_path(NULL), *what[4], *path[4];
 	int i, n = 0, bad = 0;
 
 	what[n] = "configuration directory";
