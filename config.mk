@@ -47,4 +47,4 @@ DEPS_BUILD = gcc make pkg-config libc6-dev libjq-dev libcurl4-openssl-dev \
 	libsqlite3-dev libsodium-dev libpcre2-dev libmicrohttpd-dev libmd4c-dev \
 	bubblewrap
 DEPS_TEST = perl python3 mandoc bsdextrautils valgrind clang libclang-rt-dev \
-	llvm tmux
+	llvm tmux gdb

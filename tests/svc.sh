@@ -130,3 +130,18 @@ svc_secrets() {
 			{ echo "$_s: \"$_got\", want \"$_want\""; return 1; }
 	done
 }
+
+# svc_say PORT TEXT N: user 4242 writes TEXT (message N) to the bot of the
+# fake Bot API on PORT in a private chat
+svc_say() {
+	python3 -c '
+import json, sys, urllib.request
+u = {"message": {"message_id": int(sys.argv[3]), "date": 1790000000,
+     "from": {"id": 4242, "is_bot": False, "first_name": "Ann"},
+     "chat": {"id": 4242, "type": "private", "first_name": "Ann"},
+     "text": sys.argv[2]}}
+urllib.request.urlopen(urllib.request.Request(
+    "http://127.0.0.1:%s/control/updates" % sys.argv[1],
+    data=json.dumps([u]).encode(), method="POST"), timeout=30).read()
+' "$1" "$2" "$3"
+}
