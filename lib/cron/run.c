@@ -136,7 +136,7 @@ answer(struct oxi_cron *c, jv req, const char *text, int iserr)
 	queue(c, r, tofire, &line);
 	oxi_buf_free(&nid);
 	if (oxi_crondb_do(c->db, &err, "INSERT OR REPLACE INTO answers(id,"
-	    " tofire, line, at) VALUES(?, ?, ?, ?)", "siss", id,
+	    " tofire, line, at) VALUES(?, ?, ?, ?)", "sisi", id,
 	    (long long)tofire, line.s, (long long)oxi_cron_now(c)) < 0) {
 		oxi_buf_free(&line);
 		return dbfail(c, err);
@@ -261,7 +261,7 @@ add(struct oxi_cron *c, jv req, jv maker)
 		if (oxi_crondb_do(c->db, &err, "INSERT INTO schedules(id, req,"
 		    " kind, spec, tz, anchor, text, maker, trust, channel,"
 		    " account, chat, made, next) VALUES(?, ?, ?, ?, ?, ?, ?,"
-		    " ?, ?, ?, ?, ?, ?, ?)", "ssissississsii", sid,
+		    " ?, ?, ?, ?, ?, ?, ?)", "ssississssssii", sid,
 		    oxi_msg_peek(req, "id"), (long long)wh.kind, wh.spec,
 		    tz && *tz ? tz : NULL, (long long)wh.at, t.s,
 		    jv_string_value(mk), trustof(req, maker),
