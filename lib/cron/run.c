@@ -71,16 +71,16 @@ oxi_cron_end(struct oxi_cron *c)
 	c->tx = 0;
 	if (oxi_db_exec(c->db, "COMMIT", &err) < 0)
 		return dbfail(c, err);
-	/* for tests (oxi-cron(1)): die between the commit and the write */
-	if (c->fireq.len > 0 && e &&
-	    strcmp(e, "commit") == 0)
+	/* for tests (oxi-cron(1)): die between the commit of a fire and
+	 * its write, or between the write and its mark */
+	if (c->sent.len > 0 && e && strcmp(e, "commit") == 0)
 		raise(SIGKILL);
 	if (c->outq.len > 0 && oxi_writeall(1, c->outq.s, c->outq.len) < 0)
 		return -1;
 	if (c->fireq.len > 0 && oxi_writeall(c->firefd, c->fireq.s,
 	    c->fireq.len) < 0)
 		return -1;
-	if (c->fireq.len > 0 && e && strcmp(e, "write") == 0)
+	if (c->sent.len > 0 && e && strcmp(e, "write") == 0)
 		raise(SIGKILL);
 	oxi_buf_reset(&c->outq);
 	oxi_buf_reset(&c->fireq);
