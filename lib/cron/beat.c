@@ -77,9 +77,13 @@ oxi_cron_beat_load(struct oxi_cron_beat *b, const char **why)
 	free(chat);
 	b->from = b->to = 0;
 	if ((v = oxi_getenv("OXI_HEARTBEAT_HOURS"))) {
-		if (!(n = oxi_cron_clock(v, &b->from)) || v[n] != '-' ||
-		    !(p = v + n + 1) || !(n = oxi_cron_clock(p, &b->to)) ||
-		    p[n]) {
+		char a[32], z[32];
+		size_t k = strcspn(v, "-");
+
+		if (k >= sizeof a || !v[k] || strlen(v + k + 1) >= sizeof z ||
+		    (memcpy(a, v, k), a[k] = '\0', strcpy(z, v + k + 1),
+		    !(n = oxi_cron_clock(a, &b->from))) || a[n] ||
+		    !(n = oxi_cron_clock(z, &b->to)) || z[n]) {
 			*why = "bad OXI_HEARTBEAT_HOURS (08:00-22:00)";
 			return -1;
 		}
