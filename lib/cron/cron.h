@@ -180,7 +180,7 @@ time_t oxi_cron_beat_due(struct oxi_cron *);
 int oxi_cron_beat_fire(struct oxi_cron *, time_t due, time_t now);
 /* the tokens the heartbeat spent on the local day of now */
 long long oxi_cron_beat_spent(struct oxi_cron *, time_t now);
-/* run.c, for beat.c: records and queues the msg.in of a fire of schedule
+/* fire.c, for run.c and beat.c: records and queues the msg.in of a fire of schedule
  * sid due at due, with text and maker (borrowed): 0 or -1 */
 int oxi_cron_emit(struct oxi_cron *, const char *sid, time_t due,
     const char *text, jv maker, const char *trust);

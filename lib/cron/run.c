@@ -32,13 +32,7 @@
 #define TEXT_MAX	2000	/* bytes of a schedule's text: a fire's
 				 * msg.in stays under PIPE_BUF */
 static const char *const routing[] = { "channel", "account", "chat",
-	"thread", "from", "from_name", "chat_type" };
-
-time_t
-oxi_cron_now(const struct oxi_cron *c)
-{
-	return time(NULL) + (time_t)c->offset;
-}
+	"thread", "from", "from_name", "chat_type" };	/* a maker's keys */
 
 /* -1 with c->err the database's message */
 static int
@@ -192,7 +186,7 @@ add(struct oxi_cron *c, jv req, jv maker)
 {
 	const char *when = oxi_msg_peek(req, "when"), *line = oxi_msg_peek(req,
 	    "line"), *text = oxi_msg_peek(req, "text"), *tz = oxi_msg_peek(req,
-	    "tz"), *why, *err;
+	    "tz"), *prefix = oxi_msg_peek(req, "prefix"), *why, *err;
 	char sid[OXI_ID_LEN + 1], msg[512], at[96];
 	struct oxi_cron_when wh;
 	struct oxi_buf t = OXI_BUF_INIT;
@@ -222,7 +216,7 @@ add(struct oxi_cron *c, jv req, jv maker)
 		    "the time)", 1);
 	else if (t.s[0] == '/')
 		r = answer(c, req, "a schedule's text cannot be a command", 1);
-	else if (t.len > TEXT_MAX)
+	else if (t.len + (prefix ? strlen(prefix) : 0) > TEXT_MAX)
 		r = answer(c, req, "the text is too long (2000 bytes at most)",
 		    1);
 	else if (wh.kind == OXI_CRON_EVERY && wh.every < c->minevery) {
@@ -240,6 +234,13 @@ add(struct oxi_cron *c, jv req, jv maker)
 		    "already: cancel one first", c->maxper);
 		r = answer(c, req, msg, 1);
 	} else {
+		if (prefix && strlen(prefix) < 64) {
+			struct oxi_buf p = OXI_BUF_INIT;
+
+			oxi_buf_printf(&p, "%s%s", prefix, t.s);
+			oxi_buf_free(&t);
+			t = p;
+		}
 		/* a short id, easy to type: the random end of a ULID */
 		mk = jv_object();
 		for (i = 0; i < 7; i++) {
@@ -403,53 +404,6 @@ oxi_cron_request(struct oxi_cron *c, jv rec, const char **why)
 	jv_free(maker);
 	jv_free(rec);
 	return r;
-}
-
-int
-oxi_cron_emit(struct oxi_cron *c, const char *sid, time_t due,
-    const char *text, jv maker, const char *trust)
-{
-	char id[128], iso[32], ts[32];
-	struct oxi_buf line = OXI_BUF_INIT;
-	const char *err, *v;
-	jv r = oxi_msg_new("msg.in"), meta;
-	size_t i;
-
-	oxi_cron_iso(due, iso);
-	snprintf(id, sizeof id, "cron:%s:%s", sid, iso);
-	r = jv_object_set(r, jv_string("id"), jv_string(id));
-	for (i = 0; i < sizeof routing / sizeof *routing; i++)
-		if ((v = oxi_msg_peek(maker, routing[i])))
-			r = jv_object_set(r, jv_string(routing[i]),
-			    jv_string(v));
-	r = jv_object_set(r, jv_string("text"), jv_string(text));
-	oxi_cron_iso(oxi_cron_now(c), ts);
-	r = jv_object_set(r, jv_string("ts"), jv_string(ts));
-	r = jv_object_set(r, jv_string("attachments"), jv_array());
-	r = jv_object_set(r, jv_string("trust"), jv_string(trust ? trust :
-	    "user"));
-	meta = jv_object_set(jv_object(), jv_string("schedule"),
-	    jv_string(sid));
-	meta = jv_object_set(meta, jv_string("due"), jv_string(iso));
-	r = jv_object_set(r, jv_string("cron"), meta);
-	r = jv_dump_string(r, 0);
-	oxi_buf_cats(&line, jv_string_value(r));
-	jv_free(r);
-	if (oxi_crondb_do(c->db, &err, "INSERT OR IGNORE INTO fires(id,"
-	    " sched, due, line, at) VALUES(?, ?, ?, ?, ?)", "ssisi", id, sid,
-	    (long long)due, line.s, (long long)oxi_cron_now(c)) < 0) {
-		oxi_buf_free(&line);
-		return dbfail(c, err);
-	}
-	if (sqlite3_changes(c->db) == 1) {
-		oxi_buf_cat(&c->fireq, line.s, line.len);
-		oxi_buf_putc(&c->fireq, '\n');
-		oxi_buf_cat(&c->sent, id, strlen(id) + 1);
-		oxi_info("fired %s", id);
-	} else
-		oxi_debug("%s fired before", id);
-	oxi_buf_free(&line);
-	return 0;
 }
 
 /* reads back the time of a stored schedule */
