@@ -44,50 +44,14 @@
 static struct oxi_cron c;
 static int status = OXI_EX_OK;
 
-/* $name as a count, dflt if unset; dies 100 if bad */
-static long
-env(const char *name, long dflt, long max)
-{
-	long v;
-
-	if (oxi_env_int(name, dflt, max, &v) < 0)
-		oxi_die(OXI_EX_USAGE, "bad %s '%s'", name, getenv(name));
-	return v;
-}
-
-/* the settings of oxi-cron(1), ENVIRONMENT */
+/* the settings of oxi-cron(1), ENVIRONMENT; dies 100 if one is bad */
 static void
 settings(void)
 {
-	const char *v, *why;
-	int y, mo, d, h, mi, s, n = 0;
-	long long t;
+	const char *why;
 
-	if (!c.tz && (v = oxi_getenv("OXI_CRON_TZ")))
-		c.tz = v;
-	if (!oxi_cron_zone_ok(c.tz))
-		oxi_die(OXI_EX_USAGE, "unknown time zone '%s'", c.tz);
-	v = oxi_getenv("OXI_CRON_CATCHUP");
-	if (v && strcmp(v, "once") && strcmp(v, "skip"))
-		oxi_die(OXI_EX_USAGE, "bad OXI_CRON_CATCHUP '%s' (once, skip)",
-		    v);
-	c.catchup = !v || strcmp(v, "once") == 0;
-	c.grace = env("OXI_CRON_GRACE", 60, 86400);
-	c.minevery = env("OXI_CRON_MIN_INTERVAL", 60, 86400 * 366);
-	if (c.minevery < 1)
-		c.minevery = 1;
-	c.maxper = env("OXI_CRON_MAX", 50, 100000);
-	/* for tests: the clock starts at this time */
-	if ((v = oxi_getenv("OXI_CRON_NOW"))) {
-		if (sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h,
-		    &mi, &s, &n) == 6 && !v[n])
-			t = oxi_cron_civil(y, mo, d, h, mi, s);
-		else if (sscanf(v, "%lld%n", &t, &n) != 1 || v[n])
-			oxi_die(OXI_EX_USAGE, "bad OXI_CRON_NOW '%s' "
-			    "(2026-11-26T09:00:00Z)", v);
-		c.offset = t - (long long)time(NULL);
-	}
-	if (oxi_cron_beat_load(&c.beat, &why) < 0)
+	if (oxi_cron_settings(&c, &why) < 0 ||
+	    oxi_cron_beat_load(&c.beat, &why) < 0)
 		oxi_die(OXI_EX_USAGE, "%s", why);
 }
 

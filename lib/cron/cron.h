@@ -145,6 +145,9 @@ struct oxi_cron {
 	int tx;			/* a transaction is open */
 	const char *err;	/* after -1: what failed */
 };
+/* fire.c: the settings of oxi-cron(1), ENVIRONMENT, but the heartbeat's:
+ * 0, or -1 with *why */
+int oxi_cron_settings(struct oxi_cron *, const char **why);
 /* the clock of the stage: the system's plus offset */
 time_t oxi_cron_now(const struct oxi_cron *);
 /* a transaction around a batch: begin; end commits, writes what waits

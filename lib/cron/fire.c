@@ -4,7 +4,8 @@
  * written (oxi_cron_end writes it, then marks it written).  Its id,
  * cron:SCHEDULE:DUE, is the same when a restart writes it again, so that
  * oxi-loop's inbox takes it once; a fire recorded already is not queued
- * again.  Below run.c and beat.c, which both fire.
+ * again.  Below run.c and beat.c, which both fire.  And the settings of
+ * the stage (oxi-cron(1), ENVIRONMENT).
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,58 @@
 
 #include "oxi.h"
 #include "cron/cron.h"
+
+/* $name as a count into *v, dflt if unset: 0, or -1 with *why */
+static int
+count(const char *name, long dflt, long max, long *v, const char **why)
+{
+	static char msg[96];
+
+	if (oxi_env_int(name, dflt, max, v) == 0)
+		return 0;
+	snprintf(msg, sizeof msg, "bad %s (a count, at most %ld)", name, max);
+	*why = msg;
+	return -1;
+}
+
+int
+oxi_cron_settings(struct oxi_cron *c, const char **why)
+{
+	const char *v;
+	int y, mo, d, h, mi, s, n = 0;
+	long long t;
+
+	if (!c->tz && (v = oxi_getenv("OXI_CRON_TZ")))
+		c->tz = v;
+	if (!oxi_cron_zone_ok(c->tz)) {
+		*why = "unknown time zone (a name of tzdata: Europe/Berlin)";
+		return -1;
+	}
+	v = oxi_getenv("OXI_CRON_CATCHUP");
+	if (v && strcmp(v, "once") && strcmp(v, "skip")) {
+		*why = "bad OXI_CRON_CATCHUP (once, skip)";
+		return -1;
+	}
+	c->catchup = !v || strcmp(v, "once") == 0;
+	if (count("OXI_CRON_GRACE", 60, 86400, &c->grace, why) < 0 ||
+	    count("OXI_CRON_MIN_INTERVAL", 60, 86400 * 366, &c->minevery,
+	    why) < 0 || count("OXI_CRON_MAX", 50, 100000, &c->maxper, why) < 0)
+		return -1;
+	if (c->minevery < 1)
+		c->minevery = 1;
+	/* for tests: the clock starts at this time */
+	if ((v = oxi_getenv("OXI_CRON_NOW"))) {
+		if (sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h,
+		    &mi, &s, &n) == 6 && !v[n])
+			t = oxi_cron_civil(y, mo, d, h, mi, s);
+		else if (sscanf(v, "%lld%n", &t, &n) != 1 || v[n]) {
+			*why = "bad OXI_CRON_NOW (2026-11-26T09:00:00Z)";
+			return -1;
+		}
+		c->offset = t - (long long)time(NULL);
+	}
+	return 0;
+}
 
 /* the keys of a maker a fire copies */
 static const char *const routing[] = { "channel", "account", "chat",
