@@ -7,7 +7,7 @@ cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 15
 
 L="$TOP/lib"
-WINGS="core net llm tool sandbox channel guard loop"
+WINGS="core net llm tool sandbox channel guard loop cron"
 
 # the wing of an object or source basename (basenames are unique)
 wingmap() {
@@ -84,8 +84,11 @@ check 'a wing includes oxi.h, its own headers and only the faces of net and sand
 				-e net/net.h -e sandbox/sandbox.h && { echo "$f"; exit 1; }
 		done
 	 done; true'
-check 'llm and tool never see each other; guard and loop see only core, channel core and net' \
+check 'llm and tool never see each other; guard, loop and cron see only core, channel core and net' \
 	'! grep -l "^#include \"tool/" "$L"/llm/*.[ch] "$L"/net/*.[ch] &&
+	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|loop\|guard\|channel\)/" \
+		"$L"/cron/*.[ch] &&
+	 ! grep -l "^#include \"cron/" "$L"/[!c]*/*.[ch] "$L"/channel/*.[ch] &&
 	 ! grep -l "^#include \"llm/" "$L"/tool/*.[ch] "$L"/net/*.[ch] &&
 	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\)/" \
 		"$L"/guard/*.[ch] "$L"/loop/*.[ch] &&
@@ -107,12 +110,13 @@ oxi-send channel/channel.h
 oxi-guard guard/guard.h
 oxi-loop loop/loop.h
 oxi-tool tool/tool.h
+oxi-cron cron/cron.h
 EOF
 	 incs "$TOP/bin/oxi-llm.c" | grep -vx -e oxi.h -e llm/llm.h -e net/net.h &&
 		exit 1; true'
 
 # the members each command pulls from liboxi (ld --trace), by wing
-for c in oxi-recv oxi-send oxi-guard oxi-llm oxi-tool oxi-loop; do
+for c in oxi-recv oxi-send oxi-guard oxi-llm oxi-tool oxi-loop oxi-cron; do
 	rm -f "$TOP/tests/tmp/map/$c"
 	make -s -C "$TOP" "tests/tmp/map/$c" >/dev/null 2>&1
 	sed -n 's/^lib\/liboxi\.a(\([^)]*\)\.o).*/\1/p' "$TOP/tests/tmp/map/$c.map" |
@@ -125,8 +129,10 @@ check 'link closure: recv and send hold no llm, tool or sandbox member, guard no
 		grep -x -e llm -e tool -e sandbox "$TMP/$c.wings" && exit 1
 	 done
 	 ! grep -x net "$TMP/oxi-guard.wings"'
-check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm' \
-	'[ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
+check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm; oxi-cron only core and cron, and no wing cron' \
+	'[ "$(tr "\n" " " <"$TMP/oxi-cron.wings")" = "core cron " ] &&
+	 ! grep -qx cron "$TMP/oxi-loop.wings" "$TMP/oxi-llm.wings" &&
+	 [ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
 	 ! grep -x -e tool -e sandbox -e guard "$TMP/oxi-llm.wings" &&
 	 ! grep -x llm "$TMP/oxi-tool.wings"'
 
