@@ -10,7 +10,7 @@ plan 12
 TOK=123456:S3CR3T-bot-token
 KEY=sk-S3CR3T-model-key-0123
 export TELEGRAM_BOT_TOKEN=$TOK OPENAI_API_KEY=$KEY
-stages="recv guard-in loop guard-out send llm tool"
+stages="recv guard-in loop cron guard-out send llm tool"
 
 # the stand-ins, beside a copy of oxi-svc so that the tree runs them: a
 # stage says it is ready on -d, exits 100 while $TMP/fail/NAME exists,
