@@ -53,7 +53,7 @@ done <"$TMP/table"
 # what cannot be read is refused, with the reason
 bad=0
 for s in '61 * * * *' '* * 32 * *' '0 9 * * 8' 'at 25:00' 'every monday' \
-    'yesterday' 'in forever' '0 9 * *' '2026-02-30 10:00'; do
+    'yesterday' 'in forever' '0 9 * *' '2026-02-30 10:00' 'today at 8'; do
 	OXI_CRON_NOW=2026-11-26T09:00:00Z oxi-cron -n 1 "$s" >"$TMP/out" \
 		2>"$TMP/err"
 	[ $? -eq 100 ] && [ ! -s "$TMP/out" ] &&

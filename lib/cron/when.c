@@ -367,17 +367,14 @@ oneshot(const char *s, const char *tz, time_t now, struct oxi_cron_when *wh,
 	}
 	if (zoff != NOZONE)
 		t = (time_t)(day * 86400 + clk - zoff);
-	else {
-		if (day < 0)
-			day = today;
-		t = oxi_cron_instant(tz, day * 86400 + clk, now);
-		if (t < 0 && (p == s || day == today) && wd < 0 &&
-		    !strstr(s, "today") && (t = oxi_cron_instant(tz,
-		    (day + 1) * 86400 + clk, now)) >= 0)
-			day++;
-		else if (t < 0 && wd >= 0)
-			t = oxi_cron_instant(tz, (day + 7) * 86400 + clk, now);
-	}
+	else if (day < 0) {
+		/* no day: today if the time is still to come, else tomorrow */
+		t = oxi_cron_instant(tz, today * 86400 + clk, now);
+		if (t < 0)
+			t = oxi_cron_instant(tz, (today + 1) * 86400 + clk, now);
+	} else if ((t = oxi_cron_instant(tz, day * 86400 + clk, now)) < 0 &&
+	    wd >= 0)	/* a weekday that is today, its time gone: next week */
+		t = oxi_cron_instant(tz, (day + 7) * 86400 + clk, now);
 	if (t <= now) {
 		*why = "that time has passed";
 		return 0;
