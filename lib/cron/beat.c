@@ -128,7 +128,12 @@ slot(const struct oxi_cron *c, time_t after)
 	day = (w >= 0 ? w : w - 86399) / 86400;
 	for (day = day - 1; day <= (w / 86400) + 3; day++) {
 		start = day * 86400 + b->from;
-		for (s = start; s < start + len; s += b->every)
+		/* straight to the slots near `after` (two hours before it:
+		 * the wall clock may have gone back) */
+		s = start;
+		if (w - 7200 > start)
+			s += (w - 7200 - start) / b->every * b->every;
+		for (; s < start + len; s += b->every)
 			if ((t = oxi_cron_instant(c->tz, s, after)) >= 0)
 				return t;
 	}

@@ -458,10 +458,16 @@ oxi_cron_fire(struct oxi_cron *c, time_t now)
 				if (wh.at + k * wh.every > last)
 					last = wh.at + (time_t)(k * wh.every);
 				next = last + wh.every;
-			} else
+			} else {
+				/* long down: the slots of the last two days */
+				if (now - last > 172800 && (next =
+				    oxi_cron_when_next(&wh, tz, now - 172800)) >=
+				    0 && next <= now)
+					last = next;
 				while ((next = oxi_cron_when_next(&wh, tz,
 				    last)) >= 0 && next <= now)
 					last = next;
+			}
 			if (now - last > c->grace && !c->catchup) {
 				oxi_info("schedule %s: missed %ld, not run "
 				    "(catch-up off)", sid, (long)last);
