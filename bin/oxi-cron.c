@@ -44,14 +44,15 @@
 static struct oxi_cron c;
 static int status = OXI_EX_OK;
 
-/* the settings of oxi-cron(1), ENVIRONMENT; dies 100 if one is bad */
+/* the settings of oxi-cron(1), ENVIRONMENT, the heartbeat's with beat;
+ * dies 100 if one is bad */
 static void
-settings(void)
+settings(int beat)
 {
 	const char *why;
 
 	if (oxi_cron_settings(&c, &why) < 0 ||
-	    oxi_cron_beat_load(&c.beat, &why) < 0)
+	    (beat && oxi_cron_beat_load(&c.beat, &why) < 0))
 		oxi_die(OXI_EX_USAGE, "%s", why);
 }
 
@@ -199,12 +200,12 @@ main(int argc, char *argv[])
 	if (count > 0) {
 		if (optind != argc - 1)
 			oxi_usage(USAGE);
-		settings();
+		settings(0);
 		return next(count, argv[optind]);
 	}
 	if (optind != argc)
 		oxi_usage(USAGE);
-	settings();
+	settings(1);
 	if (!dbpath) {
 		if (!(dir = oxi_state_dir()))
 			oxi_diesys(OXI_EX_USAGE, "unable to find a state "

@@ -102,13 +102,15 @@ duration(const char *s, long *sec, int bare)
 				if (c == u)
 					break;
 				if (!(k = unit(u, (size_t)(c - u))) ||
-				    n > 1000000)
-					return parts ? (size_t)(p - s) : 0;
-				t += n * k;
+				    n > 1000000000)
+					goto end;	/* not a duration */
+				if ((t += n * k) > 10 * 366 * 86400L)
+					goto end;
 				n = -2;
 			}
 			if (n == -2 && !*c) {
-				total += t;
+				if ((total += t) > 10 * 366 * 86400L)
+					goto end;
 				parts++;
 				p = q;
 				continue;
@@ -124,17 +126,19 @@ duration(const char *s, long *sec, int bare)
 			p = q;
 			continue;
 		}
-		if (n < 0 || n > 1000000)
+		if (n < 0 || n > 1000000000)
 			break;
 		q = word(q, w, sizeof w);
 		if (!(k = unit(w, strlen(w))))
 			break;
-		total += n * k;
+		if ((total += n * k) > 10 * 366 * 86400L)
+			goto end;
 		parts++;
 		p = q;
 	}
-	if (!parts || total <= 0)
-		return 0;
+end:
+	if (!parts || total <= 0 || total > 10 * 366 * 86400L)
+		return 0;	/* none, or more than ten years */
 	*sec = total;
 	while (isspace((unsigned char)*p))
 		p++;
