@@ -470,11 +470,24 @@ oxi_cron_when_parse(const char *s, const char *tz, time_t now,
 		if (!(n = oxi_cron_expr_parse(e, &wh->e, why)))
 			return 0;
 		wh->kind = OXI_CRON_EXPR;
-		snprintf(wh->spec, sizeof wh->spec, "cron %.*s", (int)n, e);
-		/* the spec without the blanks after it */
-		for (q = wh->spec + strlen(wh->spec); q > wh->spec &&
-		    isspace((unsigned char)q[-1]); q--)
-			wh->spec[q - wh->spec - 1] = '\0';
+		/* the spec: the fields, one blank between them */
+		{
+			size_t i, k = 5;
+
+			memcpy(wh->spec, "cron ", 5);
+			for (i = 0; i < n && k < sizeof wh->spec - 1; i++)
+				if (!isspace((unsigned char)e[i]))
+					wh->spec[k++] = e[i];
+				else if (wh->spec[k - 1] != ' ')
+					wh->spec[k++] = ' ';
+			if (k >= sizeof wh->spec - 1) {
+				*why = "the expression is too long";
+				return 0;
+			}
+			while (wh->spec[k - 1] == ' ')
+				k--;
+			wh->spec[k] = '\0';
+		}
 		return (size_t)(e - s) + n;
 	}
 	if (strcmp(w, "every") == 0)
