@@ -120,10 +120,11 @@ take(struct oxi_nd *in, int *ended)
 			}
 			continue;
 		}
-		if (oxi_cron_seen(&c, rec) < 0)
+		if ((r = oxi_cron_seen(&c, rec)) < 0)
 			dbdie("book the heartbeat's tokens");
 		jv_free(rec);
-		oxi_nd_pass(in);
+		if (r == 0)
+			oxi_nd_pass(in);
 	}
 	if (oxi_cron_end(&c) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to write what was answered");

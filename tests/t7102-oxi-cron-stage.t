@@ -4,7 +4,7 @@
 # other records passed on byte for byte, a schedule's msg.in on time in
 # its maker's chat with the maker's trust, a cancelled one silent
 cd "$(dirname "$0")" && . ./lib.sh && . ./cron.sh || exit 1
-plan 14
+plan 15
 
 export OXI_CRON_NOW=2026-11-26T09:00:00Z
 cron_start
@@ -67,6 +67,14 @@ check 'a schedule made by a tainted turn speaks as external' \
 	 grep "\"id\":\"c3\"" "$TMP/fire" | grep -q "as external"'
 check 'a time it cannot read is an error result' \
 	'grep "\"id\":\"c4\"" "$TMP/fire" | grep -q "\"is_error\":true"'
+
+# a beat's turn is quiet: its drafts and an HEARTBEAT_OK reply go no further
+req '{"v":1,"type":"msg.draft","id":"reply:cron:heartbeat:T1","in_reply_to":"cron:heartbeat:T1","channel":"telegram","chat":"42","text":"HEART"}'
+req '{"v":1,"type":"msg.out","id":"reply:cron:heartbeat:T1","in_reply_to":"cron:heartbeat:T1","channel":"telegram","chat":"42","text":" HEARTBEAT_OK.\n","tokens":9}'
+req '{"v":1,"type":"msg.out","id":"reply:cron:heartbeat:T2","in_reply_to":"cron:heartbeat:T2","channel":"telegram","chat":"42","text":"Rain at 3pm: take the umbrella.","tokens":9}'
+wait_until 3 'grep -q "Rain at 3pm" "$TMP/out"'
+check 'a heartbeat reply with something to say passes; its draft and HEARTBEAT_OK do not' \
+	'grep -q "Rain at 3pm" "$TMP/out" && ! grep -q "cron:heartbeat:T1" "$TMP/out"'
 cron_stop
 check 'a request without a maker is dead-lettered: exit 1 at the end' \
 	'grep -q "without id or maker" "$TMP/err" && [ "$CRON_RC" = 1 ] &&

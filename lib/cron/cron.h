@@ -158,7 +158,8 @@ int oxi_cron_end(struct oxi_cron *);
 /* a cron.* request (consumed): 0, 1 if it was malformed (*why), or -1 */
 int oxi_cron_request(struct oxi_cron *, jv rec, const char **why);
 /* a record passing by (borrowed): a msg.out answering a heartbeat books
- * its "tokens".  0 or -1 */
+ * its "tokens".  0 to pass it on; 1 to drop it (a beat's drafts and
+ * status lines, and its reply when it says only HEARTBEAT_OK); or -1 */
 int oxi_cron_seen(struct oxi_cron *, jv rec);
 /* fires what is due at now (inside a transaction): 0 or -1 */
 int oxi_cron_fire(struct oxi_cron *, time_t now);

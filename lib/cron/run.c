@@ -542,22 +542,39 @@ oxi_cron_resend(struct oxi_cron *c)
 int
 oxi_cron_seen(struct oxi_cron *c, jv rec)
 {
-	const char *irt = oxi_msg_peek(rec, "in_reply_to"), *err;
+	const char *irt = oxi_msg_peek(rec, "in_reply_to"), *err,
+	    *type = oxi_msg_type_peek(rec), *text = oxi_msg_peek(rec, "text");
 	double tok = oxi_jnum(rec, "tokens", -1);
 	long long w;
 	int y, m, d, h, mi, s;
 	char day[16];
+	size_t n;
 
-	if (!irt || strncmp(irt, "cron:heartbeat:", 15) != 0 || tok < 0 ||
-	    strcmp(oxi_msg_type_peek(rec), "msg.out") != 0)
+	if (!irt || strncmp(irt, "cron:heartbeat:", 15) != 0)
 		return 0;
-	w = oxi_cron_wall(c->tz, oxi_cron_now(c));
-	oxi_cron_split(w, &y, &m, &d, &h, &mi, &s, NULL);
-	snprintf(day, sizeof day, "%04d-%02d-%02d", y, m, d);
-	if (oxi_crondb_do(c->db, &err, "INSERT OR IGNORE INTO spend(ref, day,"
-	    " tokens) VALUES(?, ?, ?)", "ssi", irt, day, (long long)tok) < 0)
-		return dbfail(c, err);
-	oxi_debug("heartbeat %s spent %.0f tokens", irt, tok);
+	/* a beat's turn is quiet: no drafts, no status lines */
+	if (strcmp(type, "msg.draft") == 0 || strcmp(type, "status") == 0)
+		return 1;
+	if (strcmp(type, "msg.out") != 0)
+		return 0;
+	if (tok >= 0) {
+		w = oxi_cron_wall(c->tz, oxi_cron_now(c));
+		oxi_cron_split(w, &y, &m, &d, &h, &mi, &s, NULL);
+		snprintf(day, sizeof day, "%04d-%02d-%02d", y, m, d);
+		if (oxi_crondb_do(c->db, &err, "INSERT OR IGNORE INTO spend(ref,"
+		    " day, tokens) VALUES(?, ?, ?)", "ssi", irt, day,
+		    (long long)tok) < 0)
+			return dbfail(c, err);
+		oxi_debug("heartbeat %s spent %.0f tokens", irt, tok);
+	}
+	/* nothing to say: the reply goes no further */
+	if (text) {
+		text += strspn(text, " \t\r\n");
+		n = strcspn(text, " \t\r\n.!");
+		if (n == 12 && strncmp(text, "HEARTBEAT_OK", 12) == 0 &&
+		    !text[n + strspn(text + n, " \t\r\n.!")])
+			return 1;
+	}
 	return 0;
 }
 
