@@ -7,7 +7,7 @@ cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 18
 
 L="$TOP/lib"
-WINGS="core net llm tool sandbox channel guard loop vault doctor"
+WINGS="core net llm tool sandbox channel guard loop cron vault doctor"
 
 # the wing of an object or source basename (basenames are unique)
 wingmap() {
@@ -92,8 +92,11 @@ check 'the doctor, above every wing, sees only their faces; the vault only core'
 	 done
 	 ! grep -l "^#include \"vault/" "$L"/[!dv]*/*.[ch] &&
 	 ! grep -l "^#include \"doctor/" "$L"/[!d]*/*.[ch] "$TOP"/bin/oxi-[!d]*.c'
-check 'llm and tool never see each other; guard and loop see only core, channel core and net' \
+check 'llm and tool never see each other; guard, loop and cron see only core, channel core and net' \
 	'! grep -l "^#include \"tool/" "$L"/llm/*.[ch] "$L"/net/*.[ch] &&
+	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|loop\|guard\|channel\)/" \
+		"$L"/cron/*.[ch] &&
+	 ! grep -l "^#include \"cron/" "$L"/[!c]*/*.[ch] "$L"/channel/*.[ch] &&
 	 ! grep -l "^#include \"llm/" "$L"/tool/*.[ch] "$L"/net/*.[ch] &&
 	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\)/" \
 		"$L"/guard/*.[ch] "$L"/loop/*.[ch] &&
@@ -119,13 +122,14 @@ oxi-loop loop/loop.h
 oxi-tool tool/tool.h
 oxi-vault vault/vault.h
 oxi-doctor doctor/doctor.h
+oxi-cron cron/cron.h
 EOF
 	 incs "$TOP/bin/oxi-llm.c" | grep -vx -e oxi.h -e llm/llm.h -e net/net.h &&
 		exit 1; true'
 
 # the members each command pulls from liboxi (ld --trace), by wing
 for c in oxi-recv oxi-send oxi-chan oxi-guard oxi-llm oxi-tool oxi-loop \
-    oxi-vault oxi-doctor; do
+    oxi-cron oxi-vault oxi-doctor; do
 	rm -f "$TOP/tests/tmp/map/$c"
 	make -s -C "$TOP" "tests/tmp/map/$c" >/dev/null 2>&1
 	sed -n 's/^lib\/liboxi\.a(\([^)]*\)\.o).*/\1/p' "$TOP/tests/tmp/map/$c.map" |
@@ -152,8 +156,10 @@ check 'link closure: recv and send hold core and the terminal only; oxi-chan eve
 	 grep -qx telegram "$TMP/oxi-chan.members" &&
 	 grep -qx cli "$TMP/oxi-chan.members" &&
 	 ldd "$TOP/bin/oxi-chan" | grep -q libcurl'
-check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm' \
-	'[ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
+check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm; oxi-cron only core and cron, and no wing cron' \
+	'[ "$(tr "\n" " " <"$TMP/oxi-cron.wings")" = "core cron " ] &&
+	 ! grep -qx cron "$TMP/oxi-loop.wings" "$TMP/oxi-llm.wings" &&
+	 [ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
 	 ! grep -x -e tool -e sandbox -e guard "$TMP/oxi-llm.wings" &&
 	 ! grep -x llm "$TMP/oxi-tool.wings"'
 
