@@ -4,7 +4,7 @@
 
 include config.mk
 
-CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool
+CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-mem
 SCRIPTS = oxi-chat oxi-svc
 BINS = $(CMDS:%=bin/%)
 
@@ -23,6 +23,7 @@ LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
+LIBS_oxi-mem   = $(SQLITE_LIBS) $(JQ_LIBS)
 LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) \
 	$(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 
@@ -44,6 +45,7 @@ SBX_OBJ != ls lib/sandbox/*.c | sed 's/c$$/o/'
 CHAN_OBJ != ls lib/channel/*.c | sed 's/c$$/o/'
 GUARD_OBJ != ls lib/guard/*.c | sed 's/c$$/o/'
 LOOP_OBJ != ls lib/loop/*.c | sed 's/c$$/o/'
+MEM_OBJ != ls lib/mem/*.c | sed 's/c$$/o/'
 NET_H != ls lib/net/*.h
 LLM_H != ls lib/llm/*.h
 TOOL_H != ls lib/tool/*.h
@@ -58,6 +60,7 @@ CHAN_H != ls lib/channel/*.h
 $(CHAN_OBJ): $(NET_H) $(CHAN_H)
 $(GUARD_OBJ): $(GUARD_H)
 $(LOOP_OBJ): lib/loop/loop.h
+$(MEM_OBJ): lib/mem/mem.h lib/mem/memint.h
 
 lib/liboxi.a: $(LIBOBJ)
 	rm -f $@
