@@ -211,6 +211,7 @@ setup(void)
 	cfg.decay = envnum("OXI_MEM_DECAY", cfg.decay, 0, 1);
 	cfg.period = envnum("OXI_MEM_DECAY_DAYS", 7, 0.001, 36500) * 86400;
 	cfg.floor = envnum("OXI_MEM_FLOOR", cfg.floor, 0, 1);
+	cfg.near = envnum("OXI_MEM_NEAR", cfg.near, -1, 1);
 	cfg.k = (int)envnum("OXI_MEM_K", cfg.k, 1, 100);
 	cfg.budget = (long)envnum("OXI_MEM_BUDGET", cfg.budget, 0, 1e6);
 	cfg.extract = (long)envnum("OXI_MEM_EXTRACT_TOKENS", cfg.extract, 0,

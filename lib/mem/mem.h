@@ -40,6 +40,7 @@ struct oxi_mem_cfg {
 	double decay;		/* factor per period: 0.95 */
 	double period;		/* seconds of a period: 7 days */
 	double floor;		/* a fact weaker than this is not recalled */
+	double near;		/* least cosine of a candidate by meaning */
 	int k;			/* facts and episodes a recall returns */
 	long budget;		/* tokens of a recall's text */
 	long extract;		/* tokens a person's extraction may take a
@@ -49,7 +50,7 @@ struct oxi_mem_cfg {
 				 * (tests set it) */
 };
 #define OXI_MEM_CFG_INIT { .dup = 0.85, .decay = 0.95, .period = 604800, \
-	.floor = 0.05, .k = 8, .budget = 800, .extract = 20000 }
+	.floor = 0.05, .near = 0.25, .k = 8, .budget = 800, .extract = 20000 }
 
 /* store.c: opens and migrates the database; NULL with *err (errno set) */
 struct oxi_mem *oxi_mem_open(const char *path, const struct oxi_mem_cfg *,

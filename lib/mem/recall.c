@@ -143,7 +143,7 @@ words(struct oxi_mem *m, struct pool *p, const char *scope, int fact,
 	sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, POOL);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		r = row(m, st, fact, &w);
+		r = row(m, st, fact, &w);	/* sets w before cand reads it */
 		cand(p, sqlite3_column_int64(st, 0), r, w)->fused +=
 		    1.0 / (RRF_K + ++rank);
 	}
@@ -179,6 +179,7 @@ vectors(struct oxi_mem *m, struct pool *p, const char *scope, int fact,
 	sqlite3_stmt *st;
 	int n = 0, i, rc;
 	double d, w;
+	jv r;
 
 	if (!v || v->dim <= 0)
 		return 0;
@@ -188,6 +189,8 @@ vectors(struct oxi_mem *m, struct pool *p, const char *scope, int fact,
 	sqlite3_bind_int(st, 2, v->dim * (int)sizeof(float));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		d = oxi_memvec_dot(v->v, sqlite3_column_blob(st, 1), v->dim);
+		if (d < m->cfg.near)
+			continue;
 		if (n == POOL && d <= top[n - 1].d)
 			continue;
 		i = n < POOL ? n++ : n - 1;
@@ -207,8 +210,8 @@ vectors(struct oxi_mem *m, struct pool *p, const char *scope, int fact,
 		sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_ROW)
 			continue;
-		cand(p, top[i].id, row(m, st, fact, &w), w)->fused +=
-		    1.0 / (RRF_K + i + 1);
+		r = row(m, st, fact, &w);	/* sets w before cand reads it */
+		cand(p, top[i].id, r, w)->fused += 1.0 / (RRF_K + i + 1);
 	}
 	sqlite3_finalize(st);
 	return 0;
