@@ -113,8 +113,15 @@ recall(struct oxi_mem *m, jv req, const char *who)
 	budget = (long)oxi_jnum(req, "budget", m->cfg.budget);
 	if (k < 1 || k > 100)
 		return fail(req, "bad_request", "k is 1 to 100", 0);
-	if (md != OXI_MEM_WORDS && *q)
-		v = oxi_memvec_embed(m, JV_ARRAY(jv_string(q)), 1);
+	got = oxi_jget(req, "vector");
+	if (jv_get_kind(got) == JV_KIND_ARRAY) {	/* given: not asked for */
+		v = xcalloc(1, sizeof *v);
+		(void)oxi_memvec_from(got, v);
+	} else {
+		jv_free(got);
+		if (md != OXI_MEM_WORDS && *q)
+			v = oxi_memvec_embed(m, JV_ARRAY(jv_string(q)), 1);
+	}
 	got = oxi_mem_recall(m, who, oxi_msg_peek(req, "conv"), q, v, md, k,
 	    budget);
 	oxi_memvec_freeall(v, 1);
