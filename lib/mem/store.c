@@ -167,14 +167,36 @@ oxi_mem_link(struct oxi_mem *m, const char *scope, const char *person,
 {
 	sqlite3_stmt *st;
 
+	char was[512];
+
+	oxi_mem_person(m, scope, was, sizeof was);
+	if (oxi_db_exec(m->db, "BEGIN", err) < 0)
+		return -1;
 	st = prep(m, person ? "INSERT OR REPLACE INTO links(scope, person) "
 	    "VALUES (?1, ?2)" : "DELETE FROM links WHERE scope = ?1", err);
 	if (!st)
-		return -1;
+		goto fail;
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
 	if (person)
 		sqlite3_bind_text(st, 2, person, -1, SQLITE_STATIC);
-	return done(m, st, err);
+	if (done(m, st, err) < 0)
+		goto fail;
+	/* what the scope said before it was linked goes with it: its facts
+	 * were the scope's own person's (a person of several scopes keeps
+	 * theirs when one scope is unlinked) */
+	if (person && strcmp(was, scope) == 0) {
+		if (!(st = prep(m, "UPDATE facts SET person = ?2 WHERE person = "
+		    "?1", err)))
+			goto fail;
+		sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, person, -1, SQLITE_STATIC);
+		if (done(m, st, err) < 0)
+			goto fail;
+	}
+	return oxi_db_exec(m->db, "COMMIT", err);
+fail:
+	(void)oxi_db_exec(m->db, "ROLLBACK", &(const char *){ NULL });
+	return -1;
 }
 
 jv
