@@ -13,6 +13,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/memory.h"
 
 static const char *
 field(jv rec, const char *key)
@@ -64,7 +65,8 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 	    field(in, "chat"));
 	if ((thread = field(in, "thread")))
 		oxi_buf_printf(&key, ":%s", thread);
-	if ((r = oxi_slash(l, in, key.s)) != 0) {
+	if ((r = oxi_memory_slash(l, in)) != 0 ||
+	    (r = oxi_slash(l, in, key.s)) != 0) {
 		oxi_buf_free(&key);
 		jv_free(in);
 		return r < 0 ? -1 : 0;
@@ -296,6 +298,8 @@ oxi_loop_tick(struct oxi_loop *l)
 		return -1;
 	if (l->stopping)
 		oxi_turn_shelve(l);
+	if (oxi_memory_tick(l) < 0)
+		return -1;
 	for (t = l->turns; t; t = t->next)
 		oxi_out_draft(l, t, now, 0);
 again:	/* each step may end a turn and start another: look again */
@@ -354,5 +358,6 @@ oxi_loop_free(struct oxi_loop *l)
 		l->turns = t->next;
 		oxi_turn_free(t);
 	}
+	oxi_memory_free(l);
 	free(l);
 }

@@ -7,6 +7,8 @@ oxi-loop alone and to measure the pipeline's own latency.
 
   last message role "tool"        -> "The tool said: <content>"
   last user text "read PATH"      -> a read_file tool call
+  last user text "remember: X"    -> a remember tool call (text X),
+                 "recall: X"      -> a recall tool call (query X)
   last user text "fail"           -> an error record
   last user text "crash"          -> exits at once (stage death)
   last user text "huge N"         -> one reply of N bytes, no deltas
@@ -78,6 +80,18 @@ for line in sys.stdin:
                          "tool_calls": [{"id": "call_%d" % n,
                                          "name": "read_file",
                                          "args": {"path": text[5:]}}]},
+             "stop": "tool_use", "usage": usage, "cost_usd": None,
+             "model": req.get("model")})
+        continue
+    elif text.startswith("remember: ") or text.startswith("recall: "):
+        n += 1
+        name, arg = text.split(": ", 1)
+        out({"v": 1, "type": "llm.response", "id": rid,
+             "message": {"role": "assistant", "content": None,
+                         "tool_calls": [{"id": "call_%d" % n, "name": name,
+                                         "args": {"text" if name ==
+                                                  "remember" else "query":
+                                                  arg}}]},
              "stop": "tool_use", "usage": usage, "cost_usd": None,
              "model": req.get("model")})
         continue
