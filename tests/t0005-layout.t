@@ -4,10 +4,10 @@
 # plug-in member, no dispatch on a member's name, unique basenames, and
 # the two-file rule for a provider preset and a channel
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 15
+plan 16
 
 L="$TOP/lib"
-WINGS="core net llm tool sandbox channel guard loop"
+WINGS="core net llm tool sandbox channel guard loop mem"
 
 # the wing of an object or source basename (basenames are unique)
 wingmap() {
@@ -84,10 +84,12 @@ check 'a wing includes oxi.h, its own headers and only the faces of net and sand
 				-e net/net.h -e sandbox/sandbox.h && { echo "$f"; exit 1; }
 		done
 	 done; true'
-check 'llm and tool never see each other; guard and loop see only core, channel core and net' \
+check 'llm and tool never see each other; guard, loop and mem see only core, channel core and net' \
 	'! grep -l "^#include \"tool/" "$L"/llm/*.[ch] "$L"/net/*.[ch] &&
 	 ! grep -l "^#include \"llm/" "$L"/tool/*.[ch] "$L"/net/*.[ch] &&
-	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\)/" \
+	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|loop\|guard\|channel\)/" \
+		"$L"/mem/*.[ch] &&
+	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|mem\)/" \
 		"$L"/guard/*.[ch] "$L"/loop/*.[ch] &&
 	 ! grep -l "^#include \"\(sandbox\|llm\|tool\)/" "$L"/channel/*.[ch]'
 check 'contract headers stay in their wing (and tests/unit)' \
@@ -98,21 +100,22 @@ check 'contract headers stay in their wing (and tests/unit)' \
 	 [ -f "$L/llm/dialect.h" ] && [ -f "$L/tool/tooldef.h" ] &&
 	 [ -f "$L/sandbox/mech.h" ]'
 check 'bin/oxi-X.c includes oxi.h and its own wing face only' \
-	'while read c w; do
-		incs "$TOP/bin/$c.c" | grep -vx -e oxi.h -e "$w" -e "$3" &&
+	'while read c w x; do
+		incs "$TOP/bin/$c.c" | grep -vx -e oxi.h -e "$w" -e "${x:-$w}" &&
 			{ echo "$c"; exit 1; }
 	 done <<EOF
 oxi-recv channel/channel.h
 oxi-send channel/channel.h
 oxi-guard guard/guard.h
-oxi-loop loop/loop.h
+oxi-loop loop/loop.h loop/memory.h
 oxi-tool tool/tool.h
+oxi-mem mem/mem.h
 EOF
 	 incs "$TOP/bin/oxi-llm.c" | grep -vx -e oxi.h -e llm/llm.h -e net/net.h &&
 		exit 1; true'
 
 # the members each command pulls from liboxi (ld --trace), by wing
-for c in oxi-recv oxi-send oxi-guard oxi-llm oxi-tool oxi-loop; do
+for c in oxi-recv oxi-send oxi-guard oxi-llm oxi-tool oxi-loop oxi-mem; do
 	rm -f "$TOP/tests/tmp/map/$c"
 	make -s -C "$TOP" "tests/tmp/map/$c" >/dev/null 2>&1
 	sed -n 's/^lib\/liboxi\.a(\([^)]*\)\.o).*/\1/p' "$TOP/tests/tmp/map/$c.map" |
@@ -125,6 +128,9 @@ check 'link closure: recv and send hold no llm, tool or sandbox member, guard no
 		grep -x -e llm -e tool -e sandbox "$TMP/$c.wings" && exit 1
 	 done
 	 ! grep -x net "$TMP/oxi-guard.wings"'
+check 'link closure: oxi-mem holds core and mem alone; oxi-loop nothing of mem' \
+	'[ "$(cat "$TMP/oxi-mem.wings" | tr "\n" " ")" = "core mem " ] &&
+	 ! grep -x mem "$TMP/oxi-loop.wings"'
 check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm' \
 	'[ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
 	 ! grep -x -e tool -e sandbox -e guard "$TMP/oxi-llm.wings" &&

@@ -42,8 +42,8 @@ struct call;
 /* before t's first request: 1 if a recall went out (t waits), else 0 */
 int oxi_memory_recall(struct oxi_loop *, struct turn *);
 /* call c of t, the tool.call call (borrowed): 1 if it is a memory
- * tool and went to the memory stage (or failed at once), 0 if not, -1
- * if the engine failed */
+ * tool and went to the memory stage, 0 if it is not one, -1 if the
+ * stage is down (the caller fails the call) */
 int oxi_memory_tool(struct oxi_loop *, struct turn *, struct call *,
     jv call);
 /* the summary text of t's session was stored: its episode */
@@ -56,5 +56,16 @@ int oxi_memory_slash(struct oxi_loop *, jv in);
 /* the turns that waited too long go on without memory: 0, or -1 */
 int oxi_memory_tick(struct oxi_loop *);
 void oxi_memory_free(struct oxi_loop *);
+/* 0, 1 or 2 if call (a tool.call, borrowed) is of remember, recall or
+ * forget, else -1 */
+int oxi_memory_which(jv call);
+
+/* memory.c's state, for memreply.c */
+struct oxi_memory {
+	int (*send)(void *, jv);
+	void *arg;
+	const struct oxi_memory_cfg *cfg;
+	jv asks;		/* {request id: msg.in} of /memory, /forget */
+};
 
 #endif

@@ -346,8 +346,11 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		t->calls[i].sent = oxi_clock_ms();
 		if ((r = oxi_memory_tool(l, t, &t->calls[i], call)) != 0) {
 			jv_free(call);
-			if (r < 0 || t->state != WAIT_TOOLS)
-				return jv_free(calls), r < 0 ? -1 : 0;
+			if (r < 0 && oxi_turn_result(l, t, &t->calls[i],
+			    "memory is not running", 1) < 0)
+				return jv_free(calls), -1;
+			if (t->state != WAIT_TOOLS)
+				return jv_free(calls), 0;
 			continue;
 		}
 		if (l->io.tool(l->io.arg, call) < 0) {

@@ -64,7 +64,7 @@ int oxi_mem_link(struct oxi_mem *, const char *scope, const char *person,
     const char **err);
 /* the links, [{scope,person}] */
 jv oxi_mem_links(struct oxi_mem *);
-/* every row of person (NULL: everyone), facts superseded ones
+/* memio.c: every row of person (NULL: everyone), facts superseded ones
  * included, and episodes, as mem.fact and mem.episode records written
  * to fd: 0, or -1 with *err */
 int oxi_mem_export(struct oxi_mem *, const char *person, int fd,

@@ -1,9 +1,9 @@
 /*
  * memint.h - inside the memory wing: the store and what its files share.
  * store.c the database, its rows and their life (dedup, supersede,
- * forget, decay); recall.c the search: words, vectors, fusion and the
- * budget; memrec.c the mem.* records.  Included only by lib/mem/ and
- * tests/unit/.
+ * forget, decay); memio.c export and import; recall.c the search:
+ * words, vectors, fusion and the budget; memrec.c the mem.* records.
+ * Included only by lib/mem/ and tests/unit/.
  */
 #ifndef OXI_MEMINT_H
 #define OXI_MEMINT_H
@@ -27,6 +27,13 @@ struct oxi_memvec {
 
 /* store.c */
 long long oxi_mem_now(const struct oxi_mem *);
+/* prepares sql: the statement, or NULL with *err */
+struct sqlite3_stmt *oxi_mem_prep(struct oxi_mem *, const char *sql,
+    const char **err);
+/* binds s to parameter i, NULL when s is NULL or empty */
+void oxi_mem_bind(struct sqlite3_stmt *, int i, const char *s);
+/* steps st to its end and finalizes it: 0, or -1 with *err */
+int oxi_mem_done(struct oxi_mem *, struct sqlite3_stmt *, const char **err);
 /* v (an array of numbers, consumed) as a unit vector: 0, or -1 */
 int oxi_memvec_from(jv v, struct oxi_memvec *);
 jv oxi_memvec_json(const void *blob, int bytes);

@@ -105,9 +105,8 @@ oxi_mem_decayed(const struct oxi_mem *m, double c, long long t)
 	return c * pow(m->cfg.decay, age / m->cfg.period);
 }
 
-/* prepares sql: the statement, or NULL with *err */
-static sqlite3_stmt *
-prep(struct oxi_mem *m, const char *sql, const char **err)
+sqlite3_stmt *
+oxi_mem_prep(struct oxi_mem *m, const char *sql, const char **err)
 {
 	sqlite3_stmt *st;
 
@@ -119,8 +118,8 @@ prep(struct oxi_mem *m, const char *sql, const char **err)
 	return st;
 }
 
-static void
-bindstr(sqlite3_stmt *st, int i, const char *s)
+void
+oxi_mem_bind(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
@@ -128,9 +127,8 @@ bindstr(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-/* steps st to its end and finalizes it: 0, or -1 with *err */
-static int
-done(struct oxi_mem *m, sqlite3_stmt *st, const char **err)
+int
+oxi_mem_done(struct oxi_mem *m, sqlite3_stmt *st, const char **err)
 {
 	int rc;
 
@@ -152,7 +150,7 @@ oxi_mem_person(struct oxi_mem *m, const char *scope, char *buf, size_t n)
 	const char *err;
 
 	snprintf(buf, n, "%s", scope);
-	if (!(st = prep(m, "SELECT person FROM links WHERE scope = ?1", &err)))
+	if (!(st = oxi_mem_prep(m, "SELECT person FROM links WHERE scope = ?1", &err)))
 		return buf;
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -172,25 +170,25 @@ oxi_mem_link(struct oxi_mem *m, const char *scope, const char *person,
 	oxi_mem_person(m, scope, was, sizeof was);
 	if (oxi_db_exec(m->db, "BEGIN", err) < 0)
 		return -1;
-	st = prep(m, person ? "INSERT OR REPLACE INTO links(scope, person) "
+	st = oxi_mem_prep(m, person ? "INSERT OR REPLACE INTO links(scope, person) "
 	    "VALUES (?1, ?2)" : "DELETE FROM links WHERE scope = ?1", err);
 	if (!st)
 		goto fail;
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
 	if (person)
 		sqlite3_bind_text(st, 2, person, -1, SQLITE_STATIC);
-	if (done(m, st, err) < 0)
+	if (oxi_mem_done(m, st, err) < 0)
 		goto fail;
 	/* what the scope said before it was linked goes with it: its facts
 	 * were the scope's own person's (a person of several scopes keeps
 	 * theirs when one scope is unlinked) */
 	if (person && strcmp(was, scope) == 0) {
-		if (!(st = prep(m, "UPDATE facts SET person = ?2 WHERE person = "
+		if (!(st = oxi_mem_prep(m, "UPDATE facts SET person = ?2 WHERE person = "
 		    "?1", err)))
 			goto fail;
 		sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, person, -1, SQLITE_STATIC);
-		if (done(m, st, err) < 0)
+		if (oxi_mem_done(m, st, err) < 0)
 			goto fail;
 	}
 	return oxi_db_exec(m->db, "COMMIT", err);
@@ -206,7 +204,7 @@ oxi_mem_links(struct oxi_mem *m)
 	const char *err;
 	jv a = jv_array();
 
-	if (!(st = prep(m, "SELECT scope, person FROM links ORDER BY person, "
+	if (!(st = oxi_mem_prep(m, "SELECT scope, person FROM links ORDER BY person, "
 	    "scope", &err)))
 		return jv_free(a), jv_invalid_with_msg(jv_string(err));
 	while (sqlite3_step(st) == SQLITE_ROW)
@@ -325,10 +323,10 @@ duplicate(struct oxi_mem *m, const char *person, const char *text,
 	int found = 0;
 
 	if (v && v->dim > 0)
-		st = prep(m, "SELECT uid, vec FROM facts WHERE person = ?1 AND "
+		st = oxi_mem_prep(m, "SELECT uid, vec FROM facts WHERE person = ?1 AND "
 		    "superseded_by IS NULL AND length(vec) = ?2", err);
 	else
-		st = prep(m, "SELECT uid FROM facts WHERE person = ?1 AND "
+		st = oxi_mem_prep(m, "SELECT uid FROM facts WHERE person = ?1 AND "
 		    "superseded_by IS NULL AND lower(trim(text)) = "
 		    "lower(trim(?2))", err);
 	if (!st)
@@ -367,20 +365,20 @@ oxi_mem_add(struct oxi_mem *m, const char *person, const char *text,
 		return -1;
 	if (r == 1) {
 		*action = "confirmed";
-		if (!(st = prep(m, "UPDATE facts SET confirmed = ?2, confidence "
+		if (!(st = oxi_mem_prep(m, "UPDATE facts SET confirmed = ?2, confidence "
 		    "= max(confidence, ?3), source = coalesce(?4, source) "
 		    "WHERE uid = ?1", err)))
 			return -1;
 		sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, now);
 		sqlite3_bind_double(st, 3, conf);
-		bindstr(st, 4, source);
-		return done(m, st, err);
+		oxi_mem_bind(st, 4, source);
+		return oxi_mem_done(m, st, err);
 	}
 	oxi_id_new(uid);
 	*action = "new";
 	if (key && *key) {
-		if (!(st = prep(m, "SELECT uid FROM facts WHERE person = ?1 AND "
+		if (!(st = oxi_mem_prep(m, "SELECT uid FROM facts WHERE person = ?1 AND "
 		    "key = ?2 AND superseded_by IS NULL", err)))
 			return -1;
 		sqlite3_bind_text(st, 1, person, -1, SQLITE_STATIC);
@@ -391,32 +389,32 @@ oxi_mem_add(struct oxi_mem *m, const char *person, const char *text,
 			*action = "replaced";
 		}
 		sqlite3_finalize(st);
-		if (old[0] && (st = prep(m, "UPDATE facts SET superseded_by = "
+		if (old[0] && (st = oxi_mem_prep(m, "UPDATE facts SET superseded_by = "
 		    "?2 WHERE person = ?1 AND key = ?3 AND superseded_by IS "
 		    "NULL", err))) {
 			sqlite3_bind_text(st, 1, person, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 2, uid, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
-			if (done(m, st, err) < 0)
+			if (oxi_mem_done(m, st, err) < 0)
 				return -1;
 		} else if (old[0])
 			return -1;
 	}
-	if (!(st = prep(m, "INSERT INTO facts(uid, person, text, key, source, "
+	if (!(st = oxi_mem_prep(m, "INSERT INTO facts(uid, person, text, key, source, "
 	    "confidence, created, confirmed, vec) VALUES "
 	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)", err)))
 		return -1;
 	sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, person, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
-	bindstr(st, 4, key);
-	bindstr(st, 5, source);
+	oxi_mem_bind(st, 4, key);
+	oxi_mem_bind(st, 5, source);
 	sqlite3_bind_double(st, 6, conf);
 	sqlite3_bind_int64(st, 7, now);
 	if (v && v->dim > 0)
 		sqlite3_bind_blob(st, 8, v->v, v->dim * (int)sizeof(float),
 		    SQLITE_STATIC);
-	return done(m, st, err);
+	return oxi_mem_done(m, st, err);
 }
 
 long
@@ -427,7 +425,7 @@ oxi_mem_forget(struct oxi_mem *m, const char *person, const char *fact,
 	long n = 0;
 
 	/* what the chosen facts superseded, all the way down, goes too */
-	if (!(st = prep(m, "WITH RECURSIVE gone(uid) AS ("
+	if (!(st = oxi_mem_prep(m, "WITH RECURSIVE gone(uid) AS ("
 	    " SELECT uid FROM facts WHERE person = ?1 AND superseded_by IS NULL"
 	    " AND (?4 OR uid = ?2 OR id = ?5 OR key = ?3)"
 	    " UNION SELECT f.uid FROM facts f JOIN gone g"
@@ -435,14 +433,14 @@ oxi_mem_forget(struct oxi_mem *m, const char *person, const char *fact,
 	    " DELETE FROM facts WHERE person = ?1 AND uid IN gone", err)))
 		return -1;
 	sqlite3_bind_text(st, 1, person, -1, SQLITE_STATIC);
-	bindstr(st, 2, fact);
-	bindstr(st, 3, key);
+	oxi_mem_bind(st, 2, fact);
+	oxi_mem_bind(st, 3, key);
 	sqlite3_bind_int(st, 4, all != 0);
 	if (fact && strspn(fact, "0123456789") == strlen(fact) && *fact)
 		sqlite3_bind_int64(st, 5, strtoll(fact, NULL, 10));
 	else
 		sqlite3_bind_null(st, 5);
-	if (done(m, st, err) < 0)
+	if (oxi_mem_done(m, st, err) < 0)
 		return -1;
 	n = sqlite3_changes(m->db);
 	return n;
@@ -456,7 +454,7 @@ oxi_mem_list(struct oxi_mem *m, const char *person)
 	char ts[32];
 	jv a = jv_array(), o;
 
-	if (!(st = prep(m, "SELECT uid, id, text, key, confidence, confirmed "
+	if (!(st = oxi_mem_prep(m, "SELECT uid, id, text, key, confidence, confirmed "
 	    "FROM facts WHERE person = ?1 AND superseded_by IS NULL "
 	    "ORDER BY confirmed DESC, id DESC", &err)))
 		return jv_free(a), jv_invalid_with_msg(jv_string(err));
@@ -488,23 +486,23 @@ oxi_mem_episode(struct oxi_mem *m, const char *conv, const char *session,
 	sqlite3_stmt *st;
 
 	/* a delete and an insert, so that the trigger keeps FTS5 true */
-	if (!(st = prep(m, "DELETE FROM episodes WHERE session = ?1", err)))
+	if (!(st = oxi_mem_prep(m, "DELETE FROM episodes WHERE session = ?1", err)))
 		return -1;
 	sqlite3_bind_text(st, 1, session, -1, SQLITE_STATIC);
-	if (done(m, st, err) < 0)
+	if (oxi_mem_done(m, st, err) < 0)
 		return -1;
-	if (!(st = prep(m, "INSERT INTO episodes(conv, session, text, source, "
+	if (!(st = oxi_mem_prep(m, "INSERT INTO episodes(conv, session, text, source, "
 	    "ts, vec) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", err)))
 		return -1;
 	sqlite3_bind_text(st, 1, conv, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, session, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
-	bindstr(st, 4, source);
+	oxi_mem_bind(st, 4, source);
 	sqlite3_bind_int64(st, 5, ts ? ts : oxi_mem_now(m));
 	if (v && v->dim > 0)
 		sqlite3_bind_blob(st, 6, v->v, v->dim * (int)sizeof(float),
 		    SQLITE_STATIC);
-	return done(m, st, err);
+	return oxi_mem_done(m, st, err);
 }
 
 long
@@ -517,15 +515,15 @@ oxi_mem_spend(struct oxi_mem *m, const char *person, long add)
 
 	oxi_mem_rfc3339(oxi_mem_now(m), day);
 	day[10] = '\0';
-	if (add > 0 && (st = prep(m, "INSERT INTO spend(person, day, tokens) "
+	if (add > 0 && (st = oxi_mem_prep(m, "INSERT INTO spend(person, day, tokens) "
 	    "VALUES (?1, ?2, ?3) ON CONFLICT(person, day) DO UPDATE SET "
 	    "tokens = tokens + ?3", &err))) {
 		sqlite3_bind_text(st, 1, person, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, day, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, add);
-		(void)done(m, st, &err);
+		(void)oxi_mem_done(m, st, &err);
 	}
-	if (!(st = prep(m, "SELECT tokens FROM spend WHERE person = ?1 AND "
+	if (!(st = oxi_mem_prep(m, "SELECT tokens FROM spend WHERE person = ?1 AND "
 	    "day = ?2", &err)))
 		return 0;
 	sqlite3_bind_text(st, 1, person, -1, SQLITE_STATIC);
@@ -544,7 +542,7 @@ oxi_mem_prune(struct oxi_mem *m, const char **err)
 	long n = 0;
 	int i;
 
-	if (!(st = prep(m, "SELECT uid, person, confidence, confirmed FROM "
+	if (!(st = oxi_mem_prep(m, "SELECT uid, person, confidence, confirmed FROM "
 	    "facts WHERE superseded_by IS NULL", err)))
 		return jv_free(gone), -1;
 	while (sqlite3_step(st) == SQLITE_ROW)
@@ -603,135 +601,4 @@ oxi_mem_parsetime(const char *s)
 		days += yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 	}
 	return days * 86400 + h * 3600 + mi * 60 + sec;
-}
-
-/* export and import */
-
-int
-oxi_mem_export(struct oxi_mem *m, const char *person, int fd,
-    const char **err)
-{
-	sqlite3_stmt *st;
-	char a[32], b[32];
-	jv r;
-
-	if (!(st = prep(m, "SELECT uid, person, text, key, source, confidence, "
-	    "created, confirmed, superseded_by, vec FROM facts WHERE ?1 IS "
-	    "NULL OR person = ?1 ORDER BY id", err)))
-		return -1;
-	bindstr(st, 1, person);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		oxi_mem_rfc3339(sqlite3_column_int64(st, 6), a);
-		oxi_mem_rfc3339(sqlite3_column_int64(st, 7), b);
-		r = oxi_msg_new("mem.fact");
-		r = jv_object_merge(r, JV_OBJECT(jv_string("fact"), jv_string(
-		    (const char *)sqlite3_column_text(st, 0)), jv_string(
-		    "person"), jv_string((const char *)sqlite3_column_text(st,
-		    1)), jv_string("text"), jv_string((const char *)
-		    sqlite3_column_text(st, 2)), jv_string("confidence"),
-		    jv_number(sqlite3_column_double(st, 5)), jv_string(
-		    "created"), jv_string(a), jv_string("confirmed"),
-		    jv_string(b)));
-		if (sqlite3_column_type(st, 3) == SQLITE_TEXT)
-			r = jv_object_set(r, jv_string("key"), jv_string(
-			    (const char *)sqlite3_column_text(st, 3)));
-		if (sqlite3_column_type(st, 4) == SQLITE_TEXT)
-			r = jv_object_set(r, jv_string("source"), jv_string(
-			    (const char *)sqlite3_column_text(st, 4)));
-		if (sqlite3_column_type(st, 8) == SQLITE_TEXT)
-			r = jv_object_set(r, jv_string("superseded_by"),
-			    jv_string((const char *)sqlite3_column_text(st,
-			    8)));
-		if (sqlite3_column_type(st, 9) == SQLITE_BLOB)
-			r = jv_object_set(r, jv_string("vector"),
-			    oxi_memvec_json(sqlite3_column_blob(st, 9),
-			    sqlite3_column_bytes(st, 9)));
-		if (oxi_nd_write(fd, r) < 0) {
-			sqlite3_finalize(st);
-			*err = strerror(errno);
-			return -1;
-		}
-	}
-	sqlite3_finalize(st);
-	/* a person's episodes: those of the conversations named by their
-	 * scope or a scope linked to them (their private chats) */
-	if (!(st = prep(m, "SELECT conv, session, text, source, ts FROM "
-	    "episodes WHERE ?1 IS NULL OR conv = ?1 OR conv IN (SELECT scope "
-	    "FROM links WHERE person = ?1) ORDER BY id", err)))
-		return -1;
-	bindstr(st, 1, person);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		oxi_mem_rfc3339(sqlite3_column_int64(st, 4), a);
-		r = jv_object_merge(oxi_msg_new("mem.episode"), JV_OBJECT(
-		    jv_string("conv"), jv_string((const char *)
-		    sqlite3_column_text(st, 0)), jv_string("session"),
-		    jv_string((const char *)sqlite3_column_text(st, 1)),
-		    jv_string("text"), jv_string((const char *)
-		    sqlite3_column_text(st, 2)), jv_string("ts"),
-		    jv_string(a)));
-		if (sqlite3_column_type(st, 3) == SQLITE_TEXT)
-			r = jv_object_set(r, jv_string("source"), jv_string(
-			    (const char *)sqlite3_column_text(st, 3)));
-		if (oxi_nd_write(fd, r) < 0) {
-			sqlite3_finalize(st);
-			*err = strerror(errno);
-			return -1;
-		}
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
-int
-oxi_mem_import(struct oxi_mem *m, jv rec, const char **err)
-{
-	const char *type = oxi_msg_type_peek(rec);
-	struct oxi_memvec v = { NULL, 0 };
-	sqlite3_stmt *st;
-	long long c, f;
-	int r = -1;
-
-	if (strcmp(type, "mem.episode") == 0) {
-		if (!oxi_msg_peek(rec, "conv") || !oxi_msg_peek(rec, "session") ||
-		    !oxi_msg_peek(rec, "text")) {
-			*err = "an episode needs conv, session and text";
-			goto out;
-		}
-		r = oxi_mem_episode(m, oxi_msg_peek(rec, "conv"),
-		    oxi_msg_peek(rec, "session"), oxi_msg_peek(rec, "text"),
-		    oxi_msg_peek(rec, "source"), oxi_mem_parsetime(
-		    oxi_msg_peek(rec, "ts")), NULL, err);
-		goto out;
-	}
-	if (strcmp(type, "mem.fact") != 0 || !oxi_msg_peek(rec, "fact") ||
-	    !oxi_msg_peek(rec, "person") || !oxi_msg_peek(rec, "text")) {
-		*err = "not a mem.fact with fact, person and text";
-		goto out;
-	}
-	c = oxi_mem_parsetime(oxi_msg_peek(rec, "created"));
-	f = oxi_mem_parsetime(oxi_msg_peek(rec, "confirmed"));
-	(void)oxi_memvec_from(oxi_jget(rec, "vector"), &v);
-	if (!(st = prep(m, "INSERT OR IGNORE INTO facts(uid, person, text, "
-	    "key, source, confidence, created, confirmed, superseded_by, vec) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err)))
-		goto out;
-	sqlite3_bind_text(st, 1, oxi_msg_peek(rec, "fact"), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, oxi_msg_peek(rec, "person"), -1,
-	    SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, oxi_msg_peek(rec, "text"), -1, SQLITE_STATIC);
-	bindstr(st, 4, oxi_msg_peek(rec, "key"));
-	bindstr(st, 5, oxi_msg_peek(rec, "source"));
-	sqlite3_bind_double(st, 6, oxi_jnum(rec, "confidence", 0.8));
-	sqlite3_bind_int64(st, 7, c >= 0 ? c : oxi_mem_now(m));
-	sqlite3_bind_int64(st, 8, f >= 0 ? f : c >= 0 ? c : oxi_mem_now(m));
-	bindstr(st, 9, oxi_msg_peek(rec, "superseded_by"));
-	if (v.dim > 0)
-		sqlite3_bind_blob(st, 10, v.v, v.dim * (int)sizeof(float),
-		    SQLITE_STATIC);
-	if ((r = done(m, st, err)) == 0 && sqlite3_changes(m->db) == 0)
-		r = 1;
-out:
-	free(v.v);
-	jv_free(rec);
-	return r;
 }
