@@ -338,6 +338,9 @@ oxi_loop_busy(const struct oxi_loop *l)
 
 	for (t = l->turns; t; t = t->next)
 		n++;
+	/* and the chat's /memory and /forget still to be answered */
+	if (l->mem)
+		n += jv_object_length(jv_copy(l->mem->asks));
 	return n;
 }
 
