@@ -3,7 +3,7 @@
 # under mandoc -Tlint, and bash, zsh and fish completions exist
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
-cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat oxi-svc"
+cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-mem oxi-chat oxi-svc"
 set -- $cmds
 plan $((6 * $# + 2))
 
