@@ -334,6 +334,7 @@ main(int argc, char *argv[])
 	}
 	oxi_stage_init(&st, maxline, 1);
 	st.record = record;
+	oxi_nd_hello();		/* on a FIFO: the loop's recalls in flight go on */
 	status = oxi_stage_run(&st, notif);
 	if (llm.pid > 0)
 		(void)oxi_coproc_stop(&llm);

@@ -31,8 +31,9 @@ jv oxi_memory_tools(jv tools);
 /* a record from the memory stage (consumed): 0, or -1 if the engine
  * failed */
 int oxi_loop_mem(struct oxi_loop *, jv rec);
-/* the memory stage exited: what waited on it goes on without it */
-int oxi_memory_lost(struct oxi_loop *);
+/* the memory stage exited (up 0), or started again at up (its
+ * stage.up's oxi_clock_ms): what went to it before goes on without it */
+int oxi_memory_lost(struct oxi_loop *, long long up);
 /* ms until a recall has waited long enough (0: now), or -1 */
 int oxi_memory_timeout(const struct oxi_loop *);
 

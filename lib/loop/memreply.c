@@ -128,21 +128,22 @@ oxi_loop_mem(struct oxi_loop *l, jv rec)
 }
 
 int
-oxi_memory_lost(struct oxi_loop *l)
+oxi_memory_lost(struct oxi_loop *l, long long up)
 {
 	struct turn *t;
 	int i;
 
 again:
 	for (t = l->turns; t; t = t->next) {
-		if (t->state == WAIT_MEMORY) {
+		if (t->state == WAIT_MEMORY && (!up || t->memdue -
+		    l->mem->cfg->waitms <= up)) {
 			if (recalled(l, t, NULL) < 0)
 				return -1;
 			goto again;
 		}
 		for (i = 0; t->state == WAIT_TOOLS && i < t->ncalls; i++)
-			if (!t->calls[i].done &&
-			    oxi_memory_which(t->calls[i].rec) >= 0) {
+			if (!t->calls[i].done && (!up || t->calls[i].sent <=
+			    up) && oxi_memory_which(t->calls[i].rec) >= 0) {
 				if (oxi_turn_result(l, t, &t->calls[i], "memory "
 				    "stopped before it answered", 1) < 0)
 					return -1;

@@ -95,7 +95,7 @@ lost(struct oxi_peer *p, struct oxi_loop *l)
 
 	p->up = 0;
 	oxi_warn("%s stage exited with code %d", p->name, code);
-	return p->stage == OXI_LOOP_MEM ? oxi_memory_lost(l) :
+	return p->stage == OXI_LOOP_MEM ? oxi_memory_lost(l, 0) :
 	    oxi_loop_lost(l, p->stage);
 }
 
@@ -132,7 +132,8 @@ oxi_peer_drain(struct oxi_peer *p, struct oxi_loop *l)
 			if (strcmp(oxi_msg_type_peek(rec), "stage.up") == 0) {
 				oxi_info("%s stage (re)started: what it had in "
 				    "hand is sent again", p->name);
-				r = p->stage == OXI_LOOP_MEM ? oxi_memory_lost(l) :
+				r = p->stage == OXI_LOOP_MEM ? oxi_memory_lost(l,
+				    (long long)oxi_jnum(rec, "up_ms", 1)) :
 				    oxi_loop_restarted(l, p->stage, (long long)
 				    oxi_jnum(rec, "up_ms", 0));
 				jv_free(rec);
