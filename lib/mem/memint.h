@@ -17,6 +17,16 @@ struct oxi_mem {
 	struct sqlite3 *db;
 	struct oxi_mem_cfg cfg;
 	struct oxi_mem_ai ai;
+	unsigned long gen;	/* bumped by every write (oxi_mem_done) */
+	struct {		/* one person's fact vectors, int8 (recall.c) */
+		char *person;	/* whose, or NULL */
+		int dim;
+		long n;
+		long long *ids;
+		signed char *q;	/* n * dim */
+		float *scale;	/* n: q * scale is the vector */
+		unsigned long gen;	/* gen when loaded */
+	} cache;
 };
 
 /* a vector, unit length, as stored (float32, host order) */

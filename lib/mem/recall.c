@@ -157,63 +157,174 @@ struct near {
 	double d;
 };
 
-/* the meaning ranking: an exact scan of the scope's vectors, the POOL
- * nearest kept in order, their fused scores in p */
-static int
-vectors(struct oxi_mem *m, struct pool *p, const char *scope, int fact,
-    const struct oxi_memvec *v)
+/* keeps id at d among the POOL nearest in top (n of them, best first) */
+static void
+keep(struct near *top, int *n, long long id, double d)
 {
-	static const char *const scan[2] = {
-		"SELECT id, vec FROM episodes WHERE conv = ?1 AND "
-		"length(vec) = ?2",
-		"SELECT id, vec FROM facts WHERE person = ?1 AND "
-		"superseded_by IS NULL AND length(vec) = ?2"
-	};
-	static const char *const one[2] = {
-		"SELECT id, session, text, 1, 0 FROM episodes WHERE id = ?1 "
-		"AND conv = ?2",
-		"SELECT id, uid, text, confidence, confirmed FROM facts "
-		"WHERE id = ?1 AND person = ?2"
-	};
-	struct near top[POOL];
-	sqlite3_stmt *st;
-	int n = 0, i, rc;
-	double d, w;
-	jv r;
+	int i;
 
-	if (!v || v->dim <= 0)
+	if (*n == POOL && d <= top[*n - 1].d)
+		return;
+	i = *n < POOL ? (*n)++ : *n - 1;
+	for (; i > 0 && top[i - 1].d < d; i--)
+		top[i] = top[i - 1];
+	top[i].id = id;
+	top[i].d = d;
+}
+
+/* v as int8 into q, its scale returned */
+static float
+quantize(const float *v, int dim, signed char *q)
+{
+	float max = 0, s;
+	int i;
+
+	for (i = 0; i < dim; i++)
+		if (fabsf(v[i]) > max)
+			max = fabsf(v[i]);
+	s = max > 0 ? max / 127 : 1;
+	for (i = 0; i < dim; i++)
+		q[i] = (signed char)lrintf(v[i] / s);
+	return s;
+}
+
+/*
+ * The fact vectors of person, dim wide, in m->cache as int8: loaded
+ * once and kept until a write (m->gen), a quarter of the floats' size,
+ * scanned without SQLite.  0, or -1.
+ */
+static int
+load(struct oxi_mem *m, const char *person, int dim)
+{
+	sqlite3_stmt *st;
+	long cap = 0;
+	int rc;
+
+	if (m->cache.person && strcmp(m->cache.person, person) == 0 &&
+	    m->cache.dim == dim && m->cache.gen == m->gen)
 		return 0;
-	if (sqlite3_prepare_v2(m->db, scan[fact], -1, &st, NULL) != SQLITE_OK)
+	free(m->cache.person);
+	m->cache.person = NULL;
+	m->cache.n = 0;
+	if (sqlite3_prepare_v2(m->db, "SELECT id, vec FROM facts WHERE person "
+	    "= ?1 AND superseded_by IS NULL AND length(vec) = ?2", -1, &st,
+	    NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, v->dim * (int)sizeof(float));
+	sqlite3_bind_text(st, 1, person, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, dim * (int)sizeof(float));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		d = oxi_memvec_dot(v->v, sqlite3_column_blob(st, 1), v->dim);
-		if (d < m->cfg.near)
-			continue;
-		if (n == POOL && d <= top[n - 1].d)
-			continue;
-		i = n < POOL ? n++ : n - 1;
-		for (; i > 0 && top[i - 1].d < d; i--)
-			top[i] = top[i - 1];
-		top[i].id = sqlite3_column_int64(st, 0);
-		top[i].d = d;
+		if (m->cache.n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			m->cache.ids = xrealloc(m->cache.ids, cap *
+			    sizeof *m->cache.ids);
+			m->cache.scale = xrealloc(m->cache.scale, cap *
+			    sizeof *m->cache.scale);
+			m->cache.q = xrealloc(m->cache.q, (size_t)cap * dim);
+		}
+		m->cache.ids[m->cache.n] = sqlite3_column_int64(st, 0);
+		m->cache.scale[m->cache.n] = quantize(sqlite3_column_blob(st,
+		    1), dim, m->cache.q + (size_t)m->cache.n * dim);
+		m->cache.n++;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return -1;
+	m->cache.person = xstrdup(person);
+	m->cache.dim = dim;
+	m->cache.gen = m->gen;
+	return 0;
+}
+
+/* the POOL facts of person nearest v by the int8 cosine, into top */
+static int
+nearq(struct oxi_mem *m, const char *person, const struct oxi_memvec *v,
+    struct near *top, int *n)
+{
+	signed char *qv = xmalloc(v->dim), *q;
+	float sv = quantize(v->v, v->dim, qv);
+	long i;
+	int j, acc;
+	double d;
+
+	if (load(m, person, v->dim) < 0) {
+		free(qv);
+		return -1;
+	}
+	for (i = 0; i < m->cache.n; i++) {
+		q = m->cache.q + (size_t)i * v->dim;
+		for (acc = 0, j = 0; j < v->dim; j++)
+			acc += q[j] * qv[j];
+		d = (double)acc * sv * m->cache.scale[i];
+		/* the int8 cosine is within about 0.02 of the true one */
+		if (d >= m->cfg.near - 0.05)
+			keep(top, n, m->cache.ids[i], d);
+	}
+	free(qv);
+	return 0;
+}
+
+/* the meaning ranking: the POOL nearest of the scope (facts from the
+ * int8 cache, episodes by an exact scan), each scored again exactly,
+ * their fused scores in p */
+static int
+vectors(struct oxi_mem *m, struct pool *p, const char *scope, int fact,
+    const struct oxi_memvec *v)
+{
+	static const char *const one[2] = {
+		"SELECT id, session, text, 1, 0, vec FROM episodes WHERE "
+		"id = ?1 AND conv = ?2",
+		"SELECT id, uid, text, confidence, confirmed, vec FROM facts "
+		"WHERE id = ?1 AND person = ?2"
+	};
+	struct near top[POOL], best[POOL];
+	long long ids[POOL];
+	double ws[POOL];
+	sqlite3_stmt *st;
+	int n = 0, nb = 0, i, j, rc;
+	jv rows[POOL];
+
+	if (!v || v->dim <= 0)
+		return 0;
+	if (fact && nearq(m, scope, v, top, &n) < 0)
+		return -1;
+	if (!fact) {
+		if (sqlite3_prepare_v2(m->db, "SELECT id, vec FROM episodes "
+		    "WHERE conv = ?1 AND length(vec) = ?2", -1, &st, NULL) !=
+		    SQLITE_OK)
+			return -1;
+		sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, v->dim * (int)sizeof(float));
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			keep(top, &n, sqlite3_column_int64(st, 0),
+			    oxi_memvec_dot(v->v, sqlite3_column_blob(st, 1),
+			    v->dim));
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
 	if (sqlite3_prepare_v2(m->db, one[fact], -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	for (i = 0; i < n; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, top[i].id);
 		sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_ROW)
+		if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_bytes(st,
+		    5) != v->dim * (int)sizeof(float))
 			continue;
-		r = row(m, st, fact, &w);	/* sets w before cand reads it */
-		cand(p, top[i].id, r, w)->fused += 1.0 / (RRF_K + i + 1);
+		/* the true cosine decides, and the order */
+		top[i].d = oxi_memvec_dot(v->v, sqlite3_column_blob(st, 5),
+		    v->dim);
+		if (top[i].d < m->cfg.near)
+			continue;
+		rows[nb] = row(m, st, fact, &ws[nb]);
+		ids[nb] = top[i].id;
+		keep(best, &nb, nb, top[i].d);	/* by the true cosine */
 	}
 	sqlite3_finalize(st);
+	for (i = 0; i < nb; i++) {
+		j = (int)best[i].id;	/* an index of rows */
+		cand(p, ids[j], rows[j], ws[j])->fused += 1.0 / (RRF_K + i + 1);
+	}
 	return 0;
 }
 

@@ -80,6 +80,10 @@ oxi_mem_close(struct oxi_mem *m)
 	if (!m)
 		return;
 	sqlite3_close(m->db);
+	free(m->cache.person);
+	free(m->cache.ids);
+	free(m->cache.q);
+	free(m->cache.scale);
 	free(m);
 }
 
@@ -132,6 +136,7 @@ oxi_mem_done(struct oxi_mem *m, sqlite3_stmt *st, const char **err)
 {
 	int rc;
 
+	m->gen++;	/* what recall.c holds in memory is out of date */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		;
 	sqlite3_finalize(st);
