@@ -206,7 +206,7 @@ jv
 oxi_mem_links(struct oxi_mem *m)
 {
 	sqlite3_stmt *st;
-	const char *err;
+	const char *err = "?";
 	jv a = jv_array();
 
 	if (!(st = oxi_mem_prep(m, "SELECT scope, person FROM links ORDER BY person, "
@@ -455,7 +455,7 @@ jv
 oxi_mem_list(struct oxi_mem *m, const char *person)
 {
 	sqlite3_stmt *st;
-	const char *err;
+	const char *err = "?";
 	char ts[32];
 	jv a = jv_array(), o;
 
