@@ -59,8 +59,10 @@ $(SBX_OBJ): $(SBX_H)
 CHAN_H != ls lib/channel/*.h
 $(CHAN_OBJ): $(NET_H) $(CHAN_H)
 $(GUARD_OBJ): $(GUARD_H)
-$(LOOP_OBJ): lib/loop/loop.h
-$(MEM_OBJ): lib/mem/mem.h lib/mem/memint.h
+LOOP_H != ls lib/loop/*.h
+MEM_H != ls lib/mem/*.h
+$(LOOP_OBJ): $(LOOP_H)
+$(MEM_OBJ): $(MEM_H)
 
 lib/liboxi.a: $(LIBOBJ)
 	rm -f $@
