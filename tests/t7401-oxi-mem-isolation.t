@@ -63,7 +63,7 @@ check 'the recall text the loop puts in the prompt holds only those' \
 
 # a million-to-one: B asks with A's own words and a vector equal to one
 # of A's facts, k at most: still nothing of A
-vec=$(oxi-mem -f "$DB" export alice | jget '["vector"]' /dev/stdin | head -n 1)
+vec=$(oxi-mem -f "$DB" export alice | grep '"type":"mem.fact"' | jget '["vector"]' /dev/stdin | head -n 1)
 printf '{"v":1,"type":"mem.recall","id":"v1","scope":"%s","query":"beagle Rex","k":100,"vector":%s}\n' \
 	$B "$vec" | mem
 check 'a vector of A given in B'"'"'s request finds nothing of A' \
