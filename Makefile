@@ -5,7 +5,7 @@
 include config.mk
 
 CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-cron \
-	oxi-vault oxi-doctor
+	oxi-mem oxi-vault oxi-doctor
 SCRIPTS = oxi-chat oxi-svc
 # programs the commands run, installed in LIBEXECDIR: oxi-chan, the
 # channels but the terminal, which oxi-recv and oxi-send exec(2)
@@ -32,6 +32,7 @@ LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
 LIBS_oxi-vault = $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-doctor = $(LIBS_ALL)
 LIBS_oxi-cron  = $(SQLITE_LIBS) $(JQ_LIBS)
+LIBS_oxi-mem   = $(SQLITE_LIBS) $(JQ_LIBS)
 LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) \
 	$(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 
@@ -56,6 +57,7 @@ LOOP_OBJ != ls lib/loop/*.c | sed 's/c$$/o/'
 VAULT_OBJ != ls lib/vault/*.c | sed 's/c$$/o/'
 DOCTOR_OBJ != ls lib/doctor/*.c | sed 's/c$$/o/'
 CRON_OBJ != ls lib/cron/*.c | sed 's/c$$/o/'
+MEM_OBJ != ls lib/mem/*.c | sed 's/c$$/o/'
 NET_H != ls lib/net/*.h
 LLM_H != ls lib/llm/*.h
 TOOL_H != ls lib/tool/*.h
@@ -69,7 +71,10 @@ $(SBX_OBJ): $(SBX_H)
 CHAN_H != ls lib/channel/*.h
 $(CHAN_OBJ): $(NET_H) $(CHAN_H)
 $(GUARD_OBJ): $(GUARD_H)
-$(LOOP_OBJ): lib/loop/loop.h
+LOOP_H != ls lib/loop/*.h
+MEM_H != ls lib/mem/*.h
+$(LOOP_OBJ): $(LOOP_H)
+$(MEM_OBJ): $(MEM_H)
 $(VAULT_OBJ): lib/vault/vault.h
 $(DOCTOR_OBJ): lib/doctor/doctor.h lib/vault/vault.h $(NET_H) $(LLM_H) \
 	$(TOOL_H) $(SBX_H) $(CHAN_H)

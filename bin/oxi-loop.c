@@ -35,6 +35,7 @@
 
 #include "oxi.h"
 #include "loop/loop.h"
+#include "loop/memory.h"
 
 #define USAGE "oxi-loop [-v] [-d fd] [-l maxline] [-m model] [-s system] " \
 	"[-f db] [-n rounds] [-H history] [-t ms]"
@@ -56,8 +57,10 @@ static int notif = -1, status = OXI_EX_OK, optn;
 static sqlite3 *db;
 static char *system_prompt;
 static jv tools;		/* array of tool definitions */
-static struct oxi_peer llm, tool;
-static const char *llmcmd, *toolcmd, *listcmd;
+static struct oxi_peer llm, tool, mem;
+static struct oxi_peer *const peers[] = { &llm, &tool, &mem };
+static const char *llmcmd, *toolcmd, *listcmd, *memcmd;
+static struct oxi_memory_cfg memcfg;
 static struct oxi_loop_cfg cfg;
 static struct oxi_loop *loop;
 
@@ -147,6 +150,8 @@ load(void)
 {
 	loadsystem();
 	loadtools();
+	if (memcmd)	/* remember, recall, forget */
+		tools = oxi_memory_tools(tools);
 	cfg.system = system_prompt;
 	cfg.tools = tools;
 }
@@ -222,6 +227,13 @@ io_tool(void *arg, jv call)
 {
 	(void)arg;
 	return oxi_peer_send(&tool, call);
+}
+
+static int
+io_mem(void *arg, jv rec)
+{
+	(void)arg;
+	return oxi_peer_send(&mem, rec);
 }
 
 /* what a transaction writes waits for its commit; what must reach the
@@ -400,14 +412,20 @@ setup(void)
 		toolcmd = NULL;
 	listcmd = toolcmd && strncmp(toolcmd, "fifo:", 5) == 0 ? ((v =
 	    oxi_getenv("OXI_TOOL_LIST")) ? v : "oxi-tool") : toolcmd;
+	if ((memcmd = getenv("OXI_MEM")) && (!*memcmd || !strcmp(memcmd,
+	    "none")))
+		memcmd = NULL;
 	oxi_peer_init(&llm, "llm", OXI_LOOP_LLM, llmcmd, maxline);
 	oxi_peer_init(&tool, "tool", OXI_LOOP_TOOL, toolcmd, maxline);
+	oxi_peer_init(&mem, "mem", OXI_LOOP_MEM, memcmd, maxline);
 	tools = jv_array();
 	load();
 	if (oxi_peer_ensure(&llm) < 0)
 		oxi_die(OXI_EX_TEMP, "unable to start the llm stage");
 	if (toolcmd && oxi_peer_ensure(&tool) < 0)
 		oxi_die(OXI_EX_TEMP, "unable to start the tool stage");
+	if (memcmd && oxi_peer_ensure(&mem) < 0)
+		oxi_die(OXI_EX_TEMP, "unable to start the memory stage");
 	cfg.model = model;
 	cfg.maxhist = maxhist;
 	cfg.draftms = draftms;
@@ -419,6 +437,8 @@ setup(void)
 		    "1 second");
 	settings();
 	loop = oxi_loop_new(db, &cfg, &io);
+	if (memcmd && oxi_memory_env(&memcfg) == 0)
+		oxi_memory_on(loop, io_mem, NULL, &memcfg);
 	prune();
 }
 
@@ -454,9 +474,9 @@ take(struct oxi_nd *in, int *ended, int *waiting)
 int
 main(int argc, char *argv[])
 {
-	struct pollfd pfd[6];
-	int c, sigfd, r, n, instop = 0, ended = 0, held = 0, stopped = 0;
-	int ifd, lofd, lifd, tofd, tifd;
+	struct pollfd pfd[8];
+	int c, sigfd, r, n, i, instop = 0, ended = 0, held = 0, stopped = 0;
+	int infd, ofd[3], ifd[3];
 
 	oxi_prog = "oxi-loop";
 	oxi_std_opts(argc, argv, USAGE);
@@ -520,26 +540,21 @@ main(int argc, char *argv[])
 			break;
 		prune();
 		n = 0;
-		ifd = lofd = lifd = tofd = tifd = -1;
+		infd = -1;
 		pfd[n].fd = sigfd;
 		pfd[n++].events = POLLIN;
 		if (!instop && !held) {
-			pfd[ifd = n].fd = 0;
+			pfd[infd = n].fd = 0;
 			pfd[n++].events = POLLIN;
 		}
-		if (llm.up) {
-			pfd[lofd = n].fd = llm.c.out.fd;
+		for (i = 0; i < 3; i++) {
+			ofd[i] = ifd[i] = -1;
+			if (!peers[i]->up)
+				continue;
+			pfd[ofd[i] = n].fd = peers[i]->c.out.fd;
 			pfd[n++].events = POLLIN;
-			if (llm.c.outq.len > 0) {
-				pfd[lifd = n].fd = llm.c.in;
-				pfd[n++].events = POLLOUT;
-			}
-		}
-		if (tool.up) {
-			pfd[tofd = n].fd = tool.c.out.fd;
-			pfd[n++].events = POLLIN;
-			if (tool.c.outq.len > 0) {
-				pfd[tifd = n].fd = tool.c.in;
+			if (peers[i]->c.outq.len > 0) {
+				pfd[ifd[i] = n].fd = peers[i]->c.in;
 				pfd[n++].events = POLLOUT;
 			}
 		}
@@ -553,19 +568,15 @@ main(int argc, char *argv[])
 		tx(1);
 		if (pfd[0].revents)
 			oxi_sig_drain();
-		if (lifd >= 0 && pfd[lifd].revents &&
-		    oxi_peer_flush(&llm, loop) < 0)
-			loopfail();
-		if (tifd >= 0 && pfd[tifd].revents &&
-		    oxi_peer_flush(&tool, loop) < 0)
-			loopfail();
-		if (lofd >= 0 && pfd[lofd].revents && llm.up &&
-		    oxi_peer_drain(&llm, loop) < 0)
-			loopfail();
-		if (tofd >= 0 && pfd[tofd].revents && tool.up &&
-		    oxi_peer_drain(&tool, loop) < 0)
-			loopfail();
-		if (ifd >= 0 && pfd[ifd].revents) {
+		for (i = 0; i < 3; i++)
+			if (ifd[i] >= 0 && pfd[ifd[i]].revents &&
+			    oxi_peer_flush(peers[i], loop) < 0)
+				loopfail();
+		for (i = 0; i < 3; i++)
+			if (ofd[i] >= 0 && pfd[ofd[i]].revents && peers[i]->up &&
+			    oxi_peer_drain(peers[i], loop) < 0)
+				loopfail();
+		if (infd >= 0 && pfd[infd].revents) {
 			ssize_t got = oxi_nd_fill(&in);
 
 			if (got < 0 && errno != EAGAIN && errno != EINTR)
@@ -579,6 +590,7 @@ main(int argc, char *argv[])
 		(void)oxi_hist_outbox_clear(db, &(const char *){ NULL });
 	oxi_peer_stop(&llm);
 	oxi_peer_stop(&tool);
+	oxi_peer_stop(&mem);
 	oxi_loop_free(loop);
 	sqlite3_close(db);
 	jv_free(tools);

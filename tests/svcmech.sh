@@ -10,7 +10,7 @@ plan 12
 TOK=123456:S3CR3T-bot-token
 KEY=sk-S3CR3T-model-key-0123
 export TELEGRAM_BOT_TOKEN=$TOK OPENAI_API_KEY=$KEY
-stages="recv guard-in loop cron guard-out send llm tool"
+stages="recv guard-in loop cron guard-out send llm tool mem"
 
 # the stand-ins, beside a copy of oxi-svc so that the tree runs them: a
 # stage says it is ready on -d, exits 100 while $TMP/fail/NAME exists,
@@ -30,7 +30,7 @@ case \$name in oxi-recv-*) exec sleep 100000 ;; esac
 exec sed -u "s/\\\$/ \$name/"
 EOT
 chmod +x "$TMP/bin/stage"
-for s in oxi-recv oxi-guard oxi-loop oxi-cron oxi-send oxi-llm oxi-tool; do
+for s in oxi-recv oxi-guard oxi-loop oxi-cron oxi-send oxi-llm oxi-tool oxi-mem; do
 	ln -s stage "$TMP/bin/$s"
 done
 
@@ -81,7 +81,7 @@ printf 'm5\n' 1<>"$F/guard-in.in"
 check '...and records pass again' \
 	'wait_until 20 "[ \"\$(sent)\" = \"m1 m2 m3 m4 m5 \" ]"'
 check 'the FIFOs are still FIFOs, 0600' \
-	'[ "$(find "$F" -type p -perm 0600 | wc -l)" = 9 ]'
+	'[ "$(find "$F" -type p -perm 0600 | wc -l)" = 11 ]'
 
 : >"$TMP/fail/oxi-tool"
 svc_ctl kill tool

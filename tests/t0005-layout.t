@@ -4,10 +4,10 @@
 # plug-in member, no dispatch on a member's name, unique basenames, and
 # the two-file rule for a provider preset and a channel
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 18
+plan 19
 
 L="$TOP/lib"
-WINGS="core net llm tool sandbox channel guard loop cron vault doctor"
+WINGS="core net llm tool sandbox channel guard loop cron vault doctor mem"
 
 # the wing of an object or source basename (basenames are unique)
 wingmap() {
@@ -92,13 +92,15 @@ check 'the doctor, above every wing, sees only their faces; the vault only core'
 	 done
 	 ! grep -l "^#include \"vault/" "$L"/[!dv]*/*.[ch] &&
 	 ! grep -l "^#include \"doctor/" "$L"/[!d]*/*.[ch] "$TOP"/bin/oxi-[!d]*.c'
-check 'llm and tool never see each other; guard, loop and cron see only core, channel core and net' \
+check 'llm and tool never see each other; guard, loop, cron and mem see only core, channel core and net' \
 	'! grep -l "^#include \"tool/" "$L"/llm/*.[ch] "$L"/net/*.[ch] &&
 	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|loop\|guard\|channel\)/" \
 		"$L"/cron/*.[ch] &&
 	 ! grep -l "^#include \"cron/" "$L"/[!c]*/*.[ch] "$L"/channel/*.[ch] &&
 	 ! grep -l "^#include \"llm/" "$L"/tool/*.[ch] "$L"/net/*.[ch] &&
-	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\)/" \
+	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|loop\|guard\|channel\)/" \
+		"$L"/mem/*.[ch] &&
+	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|mem\)/" \
 		"$L"/guard/*.[ch] "$L"/loop/*.[ch] &&
 	 ! grep -l "^#include \"\(sandbox\|llm\|tool\)/" "$L"/channel/*.[ch]'
 check 'contract headers stay in their wing (and tests/unit)' \
@@ -110,26 +112,27 @@ check 'contract headers stay in their wing (and tests/unit)' \
 	 [ -f "$L/llm/dialect.h" ] && [ -f "$L/tool/tooldef.h" ] &&
 	 [ -f "$L/sandbox/mech.h" ]'
 check 'bin/oxi-X.c includes oxi.h and its own wing face only' \
-	'while read c w; do
-		incs "$TOP/bin/$c.c" | grep -vx -e oxi.h -e "$w" -e "$3" &&
+	'while read c w x; do
+		incs "$TOP/bin/$c.c" | grep -vx -e oxi.h -e "$w" -e "${x:-$w}" &&
 			{ echo "$c"; exit 1; }
 	 done <<EOF
 oxi-recv channel/channel.h
 oxi-send channel/channel.h
 oxi-chan channel/channel.h
 oxi-guard guard/guard.h
-oxi-loop loop/loop.h
+oxi-loop loop/loop.h loop/memory.h
 oxi-tool tool/tool.h
 oxi-vault vault/vault.h
 oxi-doctor doctor/doctor.h
 oxi-cron cron/cron.h
+oxi-mem mem/mem.h
 EOF
 	 incs "$TOP/bin/oxi-llm.c" | grep -vx -e oxi.h -e llm/llm.h -e net/net.h &&
 		exit 1; true'
 
 # the members each command pulls from liboxi (ld --trace), by wing
 for c in oxi-recv oxi-send oxi-chan oxi-guard oxi-llm oxi-tool oxi-loop \
-    oxi-cron oxi-vault oxi-doctor; do
+    oxi-cron oxi-mem oxi-vault oxi-doctor; do
 	rm -f "$TOP/tests/tmp/map/$c"
 	make -s -C "$TOP" "tests/tmp/map/$c" >/dev/null 2>&1
 	sed -n 's/^lib\/liboxi\.a(\([^)]*\)\.o).*/\1/p' "$TOP/tests/tmp/map/$c.map" |
@@ -143,6 +146,9 @@ check 'link closure: recv and send hold no llm, tool or sandbox member, guard no
 		grep -x -e llm -e tool -e sandbox "$TMP/$c.wings" && exit 1
 	 done
 	 ! grep -x net "$TMP/oxi-guard.wings"'
+check 'link closure: oxi-mem holds core and mem alone; oxi-loop nothing of mem' \
+	'[ "$(cat "$TMP/oxi-mem.wings" | tr "\n" " ")" = "core mem " ] &&
+	 ! grep -x mem "$TMP/oxi-loop.wings"'
 # the terminal runs in oxi-recv and oxi-send, every other channel in
 # oxi-chan, which they exec: only oxi-chan holds the table and the network
 check 'link closure: recv and send hold core and the terminal only; oxi-chan every channel' \

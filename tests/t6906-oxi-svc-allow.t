@@ -18,7 +18,7 @@ fake_server openai.py
 export TELEGRAM_BOT_TOKEN=$TOK OPENAI_API_KEY=sk-S3CR3T-allow-key
 export OXI_TELEGRAM_BASE_URL="http://127.0.0.1:$TGPORT"
 export OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1"
-stages="recv guard-in loop cron guard-out send llm tool"
+stages="recv guard-in loop cron guard-out send llm tool mem"
 T=$TMP/bot
 oxi-svc -s $SV -m openai/fake "$T" </dev/null >/dev/null 2>&1 ||
 	{ echo "Bail out! oxi-svc failed"; exit 1; }

@@ -238,6 +238,10 @@ system_text(const struct oxi_loop *l, const struct turn *t, jv summary,
 		s = jv_string_concat(s, summary);
 	} else
 		jv_free(summary);
+	if (t && t->memory) {	/* the memory slot (memory.c) */
+		s = jv_string_append_str(s, "\n\n");
+		s = jv_string_append_str(s, t->memory);
+	}
 	if (t && cfg->canarykey && oxi_loop_canary(cfg->canarykey,
 	    t->session, b) == 0) {
 		s = jv_string_append_str(s, "\n\nCanary: ");

@@ -13,6 +13,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/memory.h"
 #include "loop/schedtool.h"
 
 static const char *
@@ -65,7 +66,8 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 	    field(in, "chat"));
 	if ((thread = field(in, "thread")))
 		oxi_buf_printf(&key, ":%s", thread);
-	if ((r = oxi_slash(l, in, key.s)) != 0) {
+	if ((r = oxi_memory_slash(l, in)) != 0 ||
+	    (r = oxi_slash(l, in, key.s)) != 0) {
 		oxi_buf_free(&key);
 		jv_free(in);
 		return r < 0 ? -1 : 0;
@@ -297,6 +299,8 @@ oxi_loop_tick(struct oxi_loop *l)
 		return -1;
 	if (l->stopping)
 		oxi_turn_shelve(l);
+	if (oxi_memory_tick(l) < 0)
+		return -1;
 	for (t = l->turns; t; t = t->next)
 		oxi_out_draft(l, t, now, 0);
 again:	/* each step may end a turn and start another: look again */
@@ -335,6 +339,9 @@ oxi_loop_busy(const struct oxi_loop *l)
 
 	for (t = l->turns; t; t = t->next)
 		n++;
+	/* and the chat's /memory and /forget still to be answered */
+	if (l->mem)
+		n += jv_object_length(jv_copy(l->mem->asks));
 	return n;
 }
 
@@ -355,5 +362,6 @@ oxi_loop_free(struct oxi_loop *l)
 		l->turns = t->next;
 		oxi_turn_free(t);
 	}
+	oxi_memory_free(l);
 	free(l);
 }

@@ -21,6 +21,7 @@ enum {
 	WAIT_SUMMARY,		/* the summary of older turns is in flight */
 	WAIT_RETRY,		/* the model failed for now: tries again later */
 	WAIT_VOICE,		/* a voice message's transcribe is in flight */
+	WAIT_MEMORY,		/* its recall is in flight (memory.c) */
 	LOST			/* its stage died: about to fail */
 };
 
@@ -76,6 +77,10 @@ struct turn {
 	int nomedia;		/* the model refused them: shown no more */
 	jv folded;		/* origins of what the summary in flight
 				 * folds (an array), or null */
+	char *memory;		/* the memory slot's text, or NULL */
+	char memid[OXI_ID_LEN + 1];	/* the recall in flight */
+	long long memdue;	/* when the turn stops waiting for it */
+	int recalled;		/* its recall went out */
 };
 
 struct oxi_loop {
@@ -85,6 +90,7 @@ struct oxi_loop {
 	struct turn *turns;
 	int stopping;			/* no more retries (oxi_loop_stop) */
 	int failed;			/* a database failure: err says what */
+	struct oxi_memory *mem;		/* memory.c, or NULL: no memory */
 	char err[512];
 };
 

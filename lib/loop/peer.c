@@ -18,6 +18,7 @@
 
 #include "oxi.h"
 #include "loop/loop.h"
+#include "loop/memory.h"
 
 void
 oxi_peer_init(struct oxi_peer *p, const char *name, int stage,
@@ -94,7 +95,8 @@ lost(struct oxi_peer *p, struct oxi_loop *l)
 
 	p->up = 0;
 	oxi_warn("%s stage exited with code %d", p->name, code);
-	return oxi_loop_lost(l, p->stage);
+	return p->stage == OXI_LOOP_MEM ? oxi_memory_lost(l, 0) :
+	    oxi_loop_lost(l, p->stage);
 }
 
 int
@@ -114,7 +116,8 @@ int
 oxi_peer_drain(struct oxi_peer *p, struct oxi_loop *l)
 {
 	int (*fn)(struct oxi_loop *, jv) = p->stage == OXI_LOOP_LLM ?
-	    oxi_loop_llm : oxi_loop_tool;
+	    oxi_loop_llm : p->stage == OXI_LOOP_TOOL ? oxi_loop_tool :
+	    oxi_loop_mem;
 	struct oxi_nd *in = &p->c.out;
 	const char *s;
 	size_t off, len;
@@ -129,7 +132,9 @@ oxi_peer_drain(struct oxi_peer *p, struct oxi_loop *l)
 			if (strcmp(oxi_msg_type_peek(rec), "stage.up") == 0) {
 				oxi_info("%s stage (re)started: what it had in "
 				    "hand is sent again", p->name);
-				r = oxi_loop_restarted(l, p->stage, (long long)
+				r = p->stage == OXI_LOOP_MEM ? oxi_memory_lost(l,
+				    (long long)oxi_jnum(rec, "up_ms", 1)) :
+				    oxi_loop_restarted(l, p->stage, (long long)
 				    oxi_jnum(rec, "up_ms", 0));
 				jv_free(rec);
 			} else
@@ -147,8 +152,8 @@ oxi_peer_drain(struct oxi_peer *p, struct oxi_loop *l)
 				s++;
 				len--;
 			}
-			if (oxi_loop_bad(l, p->stage, s, len > 4096 ? 4096 :
-			    len) < 0)
+			if (p->stage != OXI_LOOP_MEM && oxi_loop_bad(l,
+			    p->stage, s, len > 4096 ? 4096 : len) < 0)
 				return -1;
 			continue;
 		}

@@ -26,6 +26,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/memory.h"
 #include "loop/schedtool.h"
 
 #define REPEATS	3	/* the same call this many times ends a turn */
@@ -79,6 +80,7 @@ oxi_turn_free(struct turn *t)
 	free(t->key);
 	free(t->replyid);
 	free(t->session);
+	free(t->memory);
 	oxi_buf_free(&t->prev);
 	oxi_buf_free(&t->text);
 	oxi_buf_free(&t->heard);
@@ -146,6 +148,7 @@ oxi_turn_done(struct oxi_loop *l, struct turn *t, const char *note)
 		jv_free(text);
 		return oxi_out_dbfail(l, "record a reply", err);
 	}
+	oxi_memory_extract(l, t, jv_string_value(text));
 	oxi_out_text(l, t, "msg.out", text);
 	oxi_debug("%s: answered after %d rounds", t->msgid, t->rounds);
 	return turn_end(l, t);
@@ -233,6 +236,8 @@ oxi_turn_round(struct oxi_loop *l, struct turn *t)
 		t->deadline = cfg->turnms > 0 ? oxi_clock_ms() + cfg->turnms :
 		    0;
 	}
+	if (oxi_memory_recall(l, t))	/* the memory slot first */
+		return 0;
 	if (t->rounds >= cfg->maxrounds) {
 		snprintf(note, sizeof note, "\n\n[stopped: %d rounds of tool "
 		    "calls, the most a message may take]", cfg->maxrounds);
@@ -323,7 +328,7 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 {
 	const char *err, *name;
 	jv c, call, args;
-	int i, n = jv_array_length(jv_copy(calls));
+	int i, r, n = jv_array_length(jv_copy(calls));
 
 	if (oxi_hist_add(l->db, t->session, t->msgid, msg, &err) < 0) {
 		jv_free(calls);
@@ -361,6 +366,15 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		oxi_debug("%s: tool call %s", t->msgid, name);
 		jv_free(c);
 		t->calls[i].sent = oxi_clock_ms();
+		if ((r = oxi_memory_tool(l, t, &t->calls[i], call)) != 0) {
+			jv_free(call);
+			if (r < 0 && oxi_turn_result(l, t, &t->calls[i],
+			    "memory is not running", 1) < 0)
+				return jv_free(calls), -1;
+			if (t->state != WAIT_TOOLS)
+				return jv_free(calls), 0;
+			continue;
+		}
 		if (oxi_sched_send(l, call) < 0) {
 			jv_free(calls);
 			return oxi_turn_fail(l, t, "tool_unavailable",
@@ -537,6 +551,7 @@ summarised(struct oxi_loop *l, struct turn *t, jv rec)
 		}
 		oxi_info("%s: older turns of the session summarised",
 		    t->msgid);
+		oxi_memory_episode(l, t, jv_string_value(c));
 	} else
 		oxi_warn("%s: the summary came back empty", t->msgid);
 	jv_free(c);
@@ -771,6 +786,8 @@ oxi_loop_timeout(const struct oxi_loop *l)
 		if ((due = oxi_out_draftdue(l, t, now)) >= 0)
 			SOONER(now + due);
 	}
+	if ((due = oxi_memory_timeout(l)) >= 0)
+		SOONER(now + due);
 #undef SOONER
 	return best > 86400000 ? 86400000 : (int)best;
 }

@@ -2,7 +2,7 @@
 """embed.py - a fake embedding server for oxi's tests, three dialects in one
 
 usage: python3 tests/fake/embed.py --port-file FILE [--log FILE]
-           [--headers FILE] [--status CODE] [--fail-times N]
+           [--headers FILE] [--status CODE] [--fail-times N] [--words FILE]
 
 Listens on 127.0.0.1 (a free port, written to --port-file once listening),
 HTTP/1.1 with keep-alive, TCP_NODELAY.  Answers
@@ -16,7 +16,13 @@ HTTP/1.1 with keep-alive, TCP_NODELAY.  Answers
 
 The vector of a text is [its length in bytes, the sum of its bytes modulo
 1000 divided by 1000, 0.5], padded with 0.25 to "dimensions" (OpenAI) or
-"outputDimensionality" (Gemini) when asked.  A token is 4 bytes, rounded
+"outputDimensionality" (Gemini) when asked.  With --words FILE (a JSON
+object with "stop", a list of words, and "concepts", each word's list of
+concepts; tests/mem/set.json) it is a bag of words instead: each word,
+lower case, not a stop word, adds 1 to a dimension of 1024 (or of the
+dimensions asked) chosen by a hash of each of its concepts (of itself
+when it has none); words with a digit count for nothing: a model that
+knows synonyms and is blind to numbers, codes and times.  A token is 4 bytes, rounded
 up, per text.  --log appends one line per request: "PATH AUTH BODY", where
 AUTH names the credential header sent ("bearer", "goog", "none"), never
 its value.  --headers appends one JSON object per request: each header
@@ -33,11 +39,29 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ARGS = None
+WORDS = None
 LOCK = threading.Lock()
 COUNT = {"posts": 0}
 
 
+def wordvec(text, dims):
+    import hashlib
+    import re
+    n = dims or 1024
+    v = [0.0] * n
+    for w in re.findall(r"[a-z0-9']+", text.lower()):
+        w = w.replace("'s", "").strip("'")
+        if not w or w in WORDS["stop"] or any(c.isdigit() for c in w):
+            continue
+        for c in WORDS["concepts"].get(w, [w]):
+            h = int(hashlib.md5(c.encode()).hexdigest(), 16)
+            v[h % n] += 1.0
+    return v
+
+
 def vec(text, dims):
+    if WORDS:
+        return wordvec(text, dims)
     b = text.encode()
     v = [float(len(b)), (sum(b) % 1000) / 1000.0, 0.5]
     while dims and len(v) < dims:
@@ -135,14 +159,19 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    global ARGS
+    global ARGS, WORDS
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log")
     ap.add_argument("--headers")
     ap.add_argument("--status", type=int)
     ap.add_argument("--fail-times", type=int)
+    ap.add_argument("--words")
     ARGS = ap.parse_args()
+    if ARGS.words:
+        with open(ARGS.words) as f:
+            WORDS = json.load(f)
+        WORDS["stop"] = set(WORDS["stop"])
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer.request_queue_size = 256  # many clients at once
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

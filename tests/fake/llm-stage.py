@@ -10,6 +10,8 @@ oxi-loop alone and to measure the pipeline's own latency.
   last user text "schedule W | T" -> a schedule_add call (when W, text T)
   last user text "my schedules"   -> a schedule_list call
   last user text "unschedule ID"  -> a schedule_cancel call
+  last user text "remember: X"    -> a remember tool call (text X),
+                 "recall: X"      -> a recall tool call (query X)
   last user text "fail"           -> an error record
   last user text "crash"          -> exits at once (stage death)
   last user text "huge N"         -> one reply of N bytes, no deltas
@@ -98,6 +100,18 @@ for line in sys.stdin:
              "message": {"role": "assistant", "content": None,
                          "tool_calls": [{"id": "call_%d" % n,
                                          "name": name, "args": args}]},
+             "stop": "tool_use", "usage": usage, "cost_usd": None,
+             "model": req.get("model")})
+        continue
+    elif text.startswith("remember: ") or text.startswith("recall: "):
+        n += 1
+        name, arg = text.split(": ", 1)
+        out({"v": 1, "type": "llm.response", "id": rid,
+             "message": {"role": "assistant", "content": None,
+                         "tool_calls": [{"id": "call_%d" % n, "name": name,
+                                         "args": {"text" if name ==
+                                                  "remember" else "query":
+                                                  arg}}]},
              "stop": "tool_use", "usage": usage, "cost_usd": None,
              "model": req.get("model")})
         continue
