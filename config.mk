@@ -31,6 +31,9 @@ MD4C_CFLAGS != $(PKG_CONFIG) --cflags md4c 2>/dev/null || true
 MD4C_LIBS   != $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c
 
 OPTFLAGS = -O2 -g
+# .POSIX makes GNU make's own CFLAGS -O1, which came after OPTFLAGS on
+# every compile: empty here; make CFLAGS=... still adds yours
+CFLAGS =
 WFLAGS   = -Wall -Wextra
 OXI_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Ilib -DOXI_SHAREDIR=\"$(DATADIR)/oxi\" \
 	-DOXI_LIBEXECDIR=\"$(LIBEXECDIR)\"
