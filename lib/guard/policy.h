@@ -99,6 +99,14 @@ char *oxi_approval_line(jv call, const char *why);	/* free it */
 /* 1 if the store holds the line of call (its -once line is removed),
  * else 0 */
 int oxi_approval_found(jv call);
+/*
+ * The owner's yes to the guard's question passed on to the tool stage
+ * when its shell holds the same call too: line, the approval line of
+ * its held result (argv, cwd, ...), appended to the shell's one-shot
+ * store (oxi_approved_path(0) plus -once).  0, or -1 with errno
+ * (EINVAL: not such a line).
+ */
+int oxi_approval_pass(const char *line);
 
 /* the origins of a call's inputs, from the most trusted */
 enum {
