@@ -9,10 +9,8 @@
  * is "guard: needs approval: WHY. Nothing was run." and the approval
  * line, which oxi-loop turns into an approval.ask; the owner's yes
  * writes the line to the guard's store, oxi-loop sends the same call
- * again, and this time it goes through (a -once line is used up);
- * should the command hold that call for the owner too (oxi-tool's
- * strict shell, in unsafe mode), the yes is passed on to its one-shot
- * store and the call sent again, once: one question a call.
+ * again, and this time it goes through (a -once line is used up); one
+ * the command holds too gets the yes passed on (approval.c), once.
  * Refused, it is answered with "guard: refused: WHY. Nothing was run.".
  * Deferred (a command asking for the network, which the command holds
  * for the owner itself), it goes to the command as an allowed one does.
@@ -446,28 +444,20 @@ passable(void)
 static int
 heldagain(jv rec, const char *content)
 {
-	const char *id = oxi_msg_peek(rec, "id"), *nl;
+	const char *id = oxi_msg_peek(rec, "id");
 	struct pending *p = NULL;
 	char *line;
 	size_t i;
-	jv a, v;
 
 	for (i = 0; id && i < npend; i++)
 		if (strcmp(pend[i].id, id) == 0)
 			p = &pend[i];
 	if (!p || !p->line || child.in < 0 || strncmp(content, SHELD,
-	    sizeof SHELD - 1) != 0 || !(nl = strrchr(content, '\n')))
+	    sizeof SHELD - 1) != 0)
 		return 0;
 	line = p->line;
 	p->line = NULL;		/* once */
-	v = oxi_json_parse(line, strlen(line));
-	a = JV_OBJECT(jv_string("id"), jv_string(id), jv_string("name"),
-	    oxi_policy_get(v, "name"), jv_string("why"),
-	    jv_string("the tool stage held the call the owner approved: the "
-	    "approval passed on"));
-	jv_free(v);
-	/* audited first: an approval passed on that cannot be is not */
-	if (oxi_audit("tool.passed", a) < 0 || oxi_approval_pass(nl + 1) < 0) {
+	if (oxi_approval_pass(id, line, content) < 0) {
 		oxi_warnsys("call '%.64s': unable to pass the owner's approval "
 		    "on to the tool stage: it asks again", id);
 		free(line);
