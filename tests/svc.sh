@@ -119,7 +119,7 @@ svc_secrets() {
 		_got=$(printf '%s\n' "$_e" | grep -q -- "$TOK" && printf 'token '
 		    printf '%s\n' "$_e" | grep -q -- "$KEY" && printf 'key '
 		    [ -z "${1:-}" ] || printf '%s\n' "$_e" | sed -n 's/=.*//p' |
-		    grep -vx 'PATH\|PWD\|HOME\|OXI_HOME\|OXI_CONFIG_DIR\|OXI_LLM\|OXI_TOOL\|OXI_CRON\|OXI_MEM\|OXI_MODEL\|OXI_CANARY_KEY_FILE\|TELEGRAM_BOT_TOKEN\|OPENAI_API_KEY' |
+		    grep -vx 'PATH\|PWD\|HOME\|OXI_HOME\|OXI_CONFIG_DIR\|OXI_LLM\|OXI_TOOL\|OXI_CRON\|OXI_MEM\|OXI_MODEL\|OXI_CANARY_KEY_FILE\|OXI_AUDIT_LOG\|TELEGRAM_BOT_TOKEN\|OPENAI_API_KEY' |
 		    tr '\n' ' ')
 		case $_s in
 		recv|send) _want="token " ;;

@@ -14,13 +14,21 @@ stages="recv guard-in loop cron guard-out send llm tool mem"
 
 # the stand-ins, beside a copy of oxi-svc so that the tree runs them: a
 # stage says it is ready on -d, exits 100 while $TMP/fail/NAME exists,
-# and passes each line on with its name added (oxi-recv sleeps)
+# and passes each line on with its name added (oxi-recv sleeps);
+# "oxi-guard tool -d FD -- CMD" says it is ready and becomes CMD
 mkdir -p "$TMP/bin" "$TMP/fail"
 cp "$TOP/bin/oxi-svc" "$TMP/bin/"
 cat >"$TMP/bin/stage" <<EOT
 #!/bin/sh
 name=\${0##*/}
 fd=
+if [ "\$name \${1:-}" = "oxi-guard tool" ]; then
+	shift
+	while getopts d: o; do [ "\$o" = d ] && fd=\$OPTARG; done
+	shift \$((OPTIND - 1))
+	[ -n "\$fd" ] && { echo >&"\$fd"; eval "exec \$fd>&-"; }
+	exec "\$@"
+fi
 while getopts a:d:jo: o; do [ "\$o" = d ] && fd=\$OPTARG; done
 shift \$((OPTIND - 1))
 [ \$# -gt 0 ] && name=\$name-\$1

@@ -76,6 +76,8 @@ import json, sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
     open(sys.argv[2] + "/" + r["id"], "w").write(r["content"] + "\n")
+    open(sys.argv[2] + "/" + r["id"] + ".taint", "w").write(
+        " ".join(r.get("taint", [])) + "\n")
     if r["is_error"]:
         open(sys.argv[2] + "/" + r["id"] + ".err", "w").close()
 ' "$TMP/results" "$TMP/r"
@@ -88,7 +90,7 @@ if grep -q 'no sandbox works' "$TMP/r/probe" 2>/dev/null; then
 	skip_all "no $MECH sandbox here: $(cat "$TMP/r/probe")"
 fi
 
-plan 35
+plan 37
 
 # the everyday cases: all run, none is held
 calls <<EOF
@@ -201,4 +203,19 @@ check 'and only once' 'err_ net && grep -q "needs approval" "$TMP/r/net"'
 check 'the same line without network: true runs without it' \
 	'err_ nonet && ! grep -q "needs approval" "$TMP/r/nonet" &&
 	 [ ! -s "$TMP/accepted" ]'
+check 'a confined command that fails keeps its origin, shell' \
+	'grep -qx shell "$TMP/r/nonet.taint"'
+
+# a networked command that exits non-zero: what it printed may come from
+# anywhere, so its error result keeps the label shell:network
+FAILCMD="$NETCMD; exit 3"
+printf 'nf\t%s\t\tnet\n' "$FAILCMD" | calls
+tail -n 1 "$TMP/r/nf" >"$STORE-once"
+[ -z "$RUN" ] || chown "$UOWNER" "$STORE-once"
+: >"$TMP/accepted"
+printf 'nf\t%s\t\tnet\n' "$FAILCMD" | calls
+check 'a networked command that exits 3: an error, labelled shell:network' \
+	'err_ nf && grep -q "^connected" "$TMP/r/nf" &&
+	 grep -q "exit code 3" "$TMP/r/nf" && grep -q accepted "$TMP/accepted" &&
+	 grep -qx "shell:network" "$TMP/r/nf.taint"'
 done_testing

@@ -9,7 +9,8 @@
  * is "guard: needs approval: WHY. Nothing was run." and the approval
  * line, which oxi-loop turns into an approval.ask; the owner's yes
  * writes the line to the guard's store, oxi-loop sends the same call
- * again, and this time it goes through (a -once line is used up).
+ * again, and this time it goes through (a -once line is used up); one
+ * the command holds too gets the yes passed on (approval.c), once.
  * Refused, it is answered with "guard: refused: WHY. Nothing was run.".
  * Deferred (a command asking for the network, which the command holds
  * for the owner itself), it goes to the command as an allowed one does.
@@ -49,6 +50,7 @@
 #define SEEN_MAX	(512 << 10)	/* bytes of results kept a session */
 #define PENDING_MAX	4096		/* calls in flight remembered */
 #define HELD		"guard: needs approval: "
+#define SHELD		"shell: needs approval: "	/* oxi-tool's */
 
 struct seen {
 	char *session;		/* its id, or NULL: a free slot */
@@ -58,6 +60,9 @@ struct seen {
 struct pending {
 	char *id;		/* the call's id */
 	char *session;		/* its session, or "" */
+	char *line;		/* the call as sent, when the owner approved
+				 * it: sent again once if the command holds
+				 * it for the owner too; or NULL */
 };
 
 static const char *pflag;	/* -p: the policy file */
@@ -243,25 +248,33 @@ taken(const char *id)
 		if (strcmp(pend[i].id, id) == 0) {
 			s = pend[i].session;
 			free(pend[i].id);
+			free(pend[i].line);
 			pend[i] = pend[--npend];
 			return s;
 		}
 	return NULL;
 }
 
+/* call id of session sess goes to the command as line[0..n) (queued
+ * here); approved: the owner's yes let it through */
 static void
-sent(const char *id, const char *sess)
+sent(const char *id, const char *sess, const char *line, size_t n,
+    int approved)
 {
 	free(taken(id));	/* a call sent again */
 	if (npend == PENDING_MAX) {
 		free(pend[0].id);
 		free(pend[0].session);
+		free(pend[0].line);
 		pend[0] = pend[--npend];
 	}
 	pend = xrealloc(pend, (npend + 1) * sizeof *pend);
 	pend[npend].id = xstrdup(id);
 	pend[npend].session = xstrdup(sess ? sess : "");
+	pend[npend].line = approved ? xstrndup(line, n) : NULL;
 	npend++;
+	oxi_buf_cat(&child.outq, line, n);
+	oxi_buf_putc(&child.outq, '\n');
 }
 
 /* answers call id with an error result of text */
@@ -364,16 +377,17 @@ call(jv rec)
 			oxi_debug("call '%.64s' %s: %s", id, oxi_msg_peek(rec,
 			    "name"), v.approved ? "approved by the owner" :
 			    v.confined ? "allowed, confined" : "allowed");
-		sent(id, oxi_msg_peek(rec, "session"));
 		if (said) {
 			/* the tools are not told what the owner said */
 			s = jv_dump_string(jv_object_delete(jv_copy(rec),
 			    jv_string("said")), 0);
-			oxi_buf_cats(&child.outq, jv_string_value(s));
+			sent(id, oxi_msg_peek(rec, "session"),
+			    jv_string_value(s), (size_t)jv_string_length_bytes(
+			    jv_copy(s)), v.approved);
 			jv_free(s);
 		} else
-			oxi_buf_cat(&child.outq, in.line, in.linelen);
-		oxi_buf_putc(&child.outq, '\n');
+			sent(id, oxi_msg_peek(rec, "session"), in.line,
+			    in.linelen, v.approved);
 		break;
 	case OXI_POL_DENY:
 		oxi_info("call '%.64s' %s refused: %s", id, oxi_msg_peek(rec,
@@ -408,6 +422,55 @@ fromloop(jv rec)
 	jv_free(rec);
 }
 
+/* 1 while a call the owner approved waits for its result: it may be
+ * sent again (heldagain), so the command's input stays open */
+static int
+passable(void)
+{
+	size_t i;
+
+	for (i = 0; i < npend; i++)
+		if (pend[i].line)
+			return 1;
+	return 0;
+}
+
+/*
+ * The command held for the owner (its shell's strict policy) a call that
+ * the owner let through the guard: the owner said yes to this very call
+ * already, so the yes is passed on to its store and the call sent again,
+ * once, rather than asked twice.  1 if so (rec is then done with).
+ */
+static int
+heldagain(jv rec, const char *content)
+{
+	const char *id = oxi_msg_peek(rec, "id");
+	struct pending *p = NULL;
+	char *line;
+	size_t i;
+
+	for (i = 0; id && i < npend; i++)
+		if (strcmp(pend[i].id, id) == 0)
+			p = &pend[i];
+	if (!p || !p->line || child.in < 0 || strncmp(content, SHELD,
+	    sizeof SHELD - 1) != 0)
+		return 0;
+	line = p->line;
+	p->line = NULL;		/* once */
+	if (oxi_approval_pass(id, line, content) < 0) {
+		oxi_warnsys("call '%.64s': unable to pass the owner's approval "
+		    "on to the tool stage: it asks again", id);
+		free(line);
+		return 0;
+	}
+	oxi_info("call '%.64s': the tool stage held it too: the owner's "
+	    "approval passed on", id);
+	oxi_buf_cats(&child.outq, line);
+	oxi_buf_putc(&child.outq, '\n');
+	free(line);
+	return 1;
+}
+
 /* a record from the command (consumed) */
 static void
 fromtool(jv rec)
@@ -421,6 +484,10 @@ fromtool(jv rec)
 		if (strcmp(oxi_msg_type_peek(rec), "error") == 0)
 			free(taken(oxi_msg_peek(rec, "ref")));
 		oxi_nd_pass(&child.out);
+		jv_free(rec);
+		return;
+	}
+	if (heldagain(rec, content)) {
 		jv_free(rec);
 		return;
 	}
@@ -569,7 +636,7 @@ oxi_guard_tool(int argc, char *argv[])
 		if (oxi_nd_consume(&in) < 0)
 			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
 		if ((ineof || oxi_sig_term) && child.in >= 0 &&
-		    child.outq.len == 0) {
+		    child.outq.len == 0 && !passable()) {
 			close(child.in);	/* the command finishes */
 			child.in = -1;
 		}

@@ -1,6 +1,6 @@
 /*
  * policy.c - oxi-guard tool: what a call does, the rules of the policy
- * file (jq expressions), the verdict, and the owner's approvals
+ * file (jq expressions), the verdict (the approvals: approval.c)
  *
  * A rule's expression sees the call as
  *	{"name","args","session","taint","tainted","trust","confined",
@@ -18,26 +18,18 @@
  * for the owner whatever the model says.  What is confined is what the
  * tool stage says in its list ("x-oxi"), never guessed from a name.
  */
-#include <sys/file.h>
-
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <jq.h>
-#include <sodium.h>
-
 #include "oxi.h"
 #include "guard/guard.h"
 #include "guard/policy.h"
 
 #define POLICY_MAX	(1 << 20)	/* bytes of a policy file */
-#define STORE_MAX	(16 << 20)	/* bytes of an approval store */
-#define WHAT_MAX	200		/* bytes of a call's summary */
 
 static const char *const risknames[] = {
 	"read", "write", "fetch", "post", "exec", "other"
@@ -514,141 +506,4 @@ oxi_policy_judge(const struct oxi_policy *p, jv call, jv tools,
 	if (v->why[0] && !v->deferred)
 		v->action = OXI_POL_ASK;
 	jv_free(args);
-}
-
-void
-oxi_digest(const char *s, size_t n, char out[65])
-{
-	unsigned char h[32];
-
-	crypto_generichash(h, sizeof h, (const unsigned char *)s, n, NULL, 0);
-	sodium_bin2hex(out, 65, h, sizeof h);
-}
-
-/* the digest of a call: of [name,args], keys sorted */
-static void
-digest(jv call, char out[65])
-{
-	jv s = jv_dump_string(JV_ARRAY(oxi_jget(call, "name"),
-	    oxi_jget(call, "args")), JV_PRINT_SORTED);
-
-	oxi_digest(jv_string_value(s), (size_t)jv_string_length_bytes(
-	    jv_copy(s)), out);
-	jv_free(s);
-}
-
-/* s on one line, control characters as ' ', cut at max bytes */
-static jv
-oneline(const char *s, size_t max)
-{
-	struct oxi_buf b = OXI_BUF_INIT;
-	size_t n = strlen(s), k = oxi_utf8_cut(s, n, max), i;
-	jv r;
-
-	for (i = 0; i < k; i++)
-		oxi_buf_putc(&b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ?
-		    ' ' : s[i]);
-	if (k < n)
-		oxi_buf_cats(&b, "...");
-	r = jv_string_sized(b.s ? b.s : "", (int)b.len);
-	oxi_buf_free(&b);
-	return r;
-}
-
-char *
-oxi_approval_line(jv call, const char *why)
-{
-	char d[65], *line;
-	const char *name = oxi_msg_peek(call, "name");
-	jv a = jv_dump_string(oxi_jget(call, "args"), 0), what, l;
-
-	digest(call, d);
-	what = oneline(jv_string_value(a), WHAT_MAX);
-	jv_free(a);
-	what = jv_string_concat(jv_string_fmt("%s ", name ? name : "?"), what);
-	l = JV_OBJECT(jv_string("digest"), jv_string(d), jv_string("guard"),
-	    jv_string("tool"), jv_string("name"), jv_string(name ? name : ""),
-	    jv_string("what"), what, jv_string("why"), oneline(why, 400));
-	l = jv_dump_string(l, JV_PRINT_SORTED);
-	line = xstrdup(jv_string_value(l));
-	jv_free(l);
-	return line;
-}
-
-/*
- * Looks for the line of name and digest d in the store at path, under
- * its lock; consume removes it.  1 found, 0 not.
- */
-static int
-lookup(const char *path, const char *name, const char *d, int consume)
-{
-	struct oxi_buf b = OXI_BUF_INIT, keep = OXI_BUF_INIT;
-	char *p, *e;
-	int fd, found = 0;
-	ssize_t r;
-	jv v;
-
-	if ((fd = open(path, (consume ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-	    O_NOFOLLOW)) < 0)
-		return 0;
-	while (flock(fd, consume ? LOCK_EX : LOCK_SH) < 0)
-		if (errno != EINTR)
-			goto out;
-	for (;;) {
-		oxi_buf_grow(&b, 4096);
-		r = read(fd, b.s + b.len, b.cap - b.len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || b.len + (size_t)r > STORE_MAX)
-			goto out;
-		if (r == 0)
-			break;
-		b.len += (size_t)r;
-	}
-	for (p = b.s; p && p < b.s + b.len; p = e + 1) {
-		if (!(e = memchr(p, '\n', b.s + b.len - p)))
-			e = b.s + b.len;
-		if (!found && *p == '{') {
-			v = oxi_json_parse(p, (size_t)(e - p));
-			if (jv_get_kind(v) == JV_KIND_OBJECT &&
-			    oxi_msg_peek(v, "guard") &&
-			    !strcmp(oxi_msg_peek(v, "guard"), "tool") &&
-			    oxi_msg_peek(v, "name") &&
-			    !strcmp(oxi_msg_peek(v, "name"), name) &&
-			    oxi_msg_peek(v, "digest") &&
-			    !strcmp(oxi_msg_peek(v, "digest"), d))
-				found = 1;
-			jv_free(v);
-			if (found)
-				continue;
-		}
-		oxi_buf_cat(&keep, p, (size_t)(e - p));
-		if (e < b.s + b.len)
-			oxi_buf_putc(&keep, '\n');
-	}
-	if (found && consume && (ftruncate(fd, 0) < 0 || pwrite(fd,
-	    keep.s ? keep.s : "", keep.len, 0) != (ssize_t)keep.len))
-		found = 0;	/* not removed: not used either */
-out:
-	close(fd);
-	oxi_buf_free(&b);
-	oxi_buf_free(&keep);
-	return found;
-}
-
-int
-oxi_approval_found(jv call)
-{
-	const char *store = oxi_approved_path(1), *name;
-	char d[65], once[4200];
-
-	if (!store || !(name = oxi_msg_peek(call, "name")))
-		return 0;
-	digest(call, d);
-	if (lookup(store, name, d, 0))
-		return 1;
-	if ((size_t)snprintf(once, sizeof once, "%s-once", store) >=
-	    sizeof once)
-		return 0;
-	return lookup(once, name, d, 1);
 }

@@ -1,6 +1,7 @@
 /*
  * policy.h - oxi-guard tool: the policy of tool calls, the taint of a
- * call, approvals; private to the guard wing (policy.c, cmdtool.c)
+ * call, approvals; private to the guard wing (policy.c, approval.c,
+ * cmdtool.c)
  * and tests/unit/
  */
 #ifndef OXI_GUARD_POLICY_H
@@ -86,7 +87,7 @@ void oxi_policy_judge(const struct oxi_policy *, jv call, jv tools,
 jv oxi_policy_facts(jv list);
 
 /*
- * Approvals (policy.c): the approval line of a call held, compact JSON
+ * Approvals (approval.c): the approval line of a call held, compact JSON
  * with sorted keys, {"digest","guard":"tool","name","what","why"}:
  * digest the BLAKE2b-256 of [name,args] (sorted keys), what and why one
  * line each for the owner.  The stores: oxi_approved_path(1) (allow
@@ -99,6 +100,16 @@ char *oxi_approval_line(jv call, const char *why);	/* free it */
 /* 1 if the store holds the line of call (its -once line is removed),
  * else 0 */
 int oxi_approval_found(jv call);
+/*
+ * The owner's yes to the guard's question passed on (approval.c) when
+ * the tool stage's shell holds call id too: held, the content of its
+ * held result, ends in the shell's approval line (argv, cwd, ...); the
+ * event tool.passed audited with the name of call (the line sent),
+ * then the line appended to the shell's one-shot store
+ * (oxi_approved_path(0) plus -once).  0, or -1 with errno (EINVAL:
+ * held has no such line).
+ */
+int oxi_approval_pass(const char *id, const char *call, const char *held);
 
 /* the origins of a call's inputs, from the most trusted */
 enum {

@@ -14,6 +14,10 @@
  * unsafe mode runs them unconfined, and network "asks" because a call
  * that asks for the network (its argument network) waits for the owner's
  * approval in the tool itself.
+ *
+ * A result's origin (its taint label) goes with an error result too: a
+ * command that exits non-zero after it read the network is still
+ * "shell:network".
  */
 #include <sys/types.h>
 
@@ -155,12 +159,18 @@ oxi_tool_dispatch(const struct oxi_tool *t, const struct oxi_tool_src *s,
 	}
 	if (jv_get_kind(c->args) != JV_KIND_OBJECT)
 		return oxi_tool_fail(c, "arguments must be a JSON object");
-	r = oxi_tool_keys(c, t->keys);
-	if (r == 0)
-		r = t->run(c);
-	if (r < 0)
-		c->taint[0] = '\0';
-	else if (!c->taint[0] && t->taint)
+	if (oxi_tool_keys(c, t->keys) < 0)
+		return -1;	/* our words alone: no origin */
+	/*
+	 * An error keeps the origin the tool learned as it ran (a command
+	 * given the network, a server): its text may be outside content.
+	 * The static origin goes with an error of a tool that runs
+	 * commands, whose error is their output; the other tools' errors
+	 * are our own words (a path, a reason).
+	 */
+	r = t->run(c);
+	if (!c->taint[0] && t->taint && (r == 0 ||
+	    (t->flags & OXI_TOOL_SANDBOX)))
 		snprintf(c->taint, sizeof c->taint, "%s", t->taint);
 	return r < 0 ? -1 : 0;
 }

@@ -109,9 +109,10 @@ int oxi_tool_on(const char *name);
  * Runs call (out reset first) with t, or else with src, as
  * oxi_tool_lookup found them, without the middleware; neither is the
  * "unknown tool" error.  The arguments of t are checked (an object,
- * its keys only) first.  call->taint ends as the origin of the content:
- * "" for an error result of a built-in tool.  0, or -1 for an error
- * result.
+ * its keys only) first.  call->taint ends as the origin of the content,
+ * an error result's too when the tool learned it or runs commands (a
+ * failing command's output may be outside text); "" for the other
+ * errors, our own words.  0, or -1 for an error result.
  */
 int oxi_tool_dispatch(const struct oxi_tool *t, const struct oxi_tool_src *src,
     struct oxi_tool_call *);
