@@ -70,8 +70,14 @@ oxi_ac_build(struct oxi_ac *a)
 	int *queue, qh = 0, qt = 0, s, t, c, f;
 	const char *w;
 
+	for (s = 0; s < a->nstate; s++)	/* built before: anew */
+		free(a->out[s]);
+	a->nstate = 0;
 	memset(a->cls, 0, sizeof a->cls);
 	a->ncls = 1;
+	free(a->go);
+	a->go = NULL;
+	a->capstate = 0;
 	for (i = 0; i < a->nkw; i++)
 		for (w = a->kw[i].w; *w; w++) {
 			c = (unsigned char)*w;

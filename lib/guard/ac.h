@@ -28,7 +28,7 @@ struct oxi_ac {
 
 /* adds keyword w[0..n) for id (>= 0), before oxi_ac_build */
 void oxi_ac_add(struct oxi_ac *, const char *w, size_t n, int id);
-/* builds the automaton of the keywords added */
+/* builds the automaton of the keywords added (again, if built) */
 void oxi_ac_build(struct oxi_ac *);
 /* the state after byte c from state s */
 #define OXI_AC_NEXT(a, s, c) \

@@ -52,7 +52,10 @@ match(struct oxi_rules *r, const char *s, size_t len, const char *via,
 	size_t i;
 	int rc;
 
+	oxi_rules_want(r, s, len);
 	for (i = 0; i < r->n; i++) {
+		if (!r->want[i])
+			continue;
 		rc = pcre2_match(r->v[i].re, (PCRE2_SPTR)s, len, 0,
 		    PCRE2_NO_UTF_CHECK, r->md, r->mc);
 		if (rc >= 0) {
