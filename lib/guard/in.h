@@ -17,6 +17,8 @@
 struct oxi_rule {
 	char id[OXI_RULE_ID];	/* e.g. "override.ignore" */
 	int block;		/* 1: block, 0: warn */
+	int points;		/* +N: a weak signal worth N points (then
+				 * block is 0), 0: a rule of its own */
 	int always;		/* no literal cover: runs on every text */
 	pcre2_code *re;		/* the compiled pattern */
 };
@@ -37,6 +39,9 @@ struct oxi_rules {
 	struct oxi_ac ac;	/* the rules' covers: rule index per string */
 	int built;		/* ac is built for the rules loaded */
 	unsigned char *want;	/* per rule: 1 if its cover is in a text */
+	unsigned char *seen;	/* per weak rule: 1 if it matched the text */
+	const char **seenvia;	/* and the variant where it did */
+	int points;		/* the weak rules' points for the text */
 };
 /*
  * cover.c: strings of which every match of PCRE2 pattern pat[0..len)

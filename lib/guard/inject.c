@@ -22,10 +22,11 @@
 #define MINENC		16	/* the shortest encoded run decoded */
 #define MAXVARIANTS	64	/* decoded runs scanned per text */
 #define PAD		64	/* zero bytes after a text matched */
+#define POINTS		4	/* weak signals' points that make a warn */
 
-/* notes rule u's hit (once per rule) */
+/* notes a hit of a rule of its own in sc (once per rule) */
 static void
-hit(struct oxi_scan *sc, const struct oxi_rule *u, const char *via)
+note(struct oxi_scan *sc, const struct oxi_rule *u, const char *via)
 {
 	size_t i;
 
@@ -40,6 +41,34 @@ hit(struct oxi_scan *sc, const struct oxi_rule *u, const char *via)
 	if (u->block)
 		sc->verdict = OXI_INJ_BLOCK;
 	else if (sc->verdict < OXI_INJ_WARN)
+		sc->verdict = OXI_INJ_WARN;
+}
+
+/* rule i matched: noted, or its points counted once per text */
+static void
+hit(struct oxi_rules *r, size_t i, const char *via, struct oxi_scan *sc)
+{
+	if (!r->v[i].points)
+		note(sc, &r->v[i], via);
+	else if (!r->seen[i]) {
+		r->seen[i] = 1;
+		r->seenvia[i] = via;
+		r->points += r->v[i].points;
+	}
+}
+
+/* the weak signals: a warn, with their rules, if their points add up */
+static void
+weak(struct oxi_rules *r, struct oxi_scan *sc)
+{
+	size_t i;
+
+	if (r->points < POINTS)
+		return;
+	for (i = 0; i < r->n; i++)
+		if (r->seen[i])
+			note(sc, &r->v[i], r->seenvia[i]);
+	if (sc->verdict < OXI_INJ_WARN)
 		sc->verdict = OXI_INJ_WARN;
 }
 
@@ -59,7 +88,7 @@ match(struct oxi_rules *r, const char *s, size_t len, const char *via,
 		rc = pcre2_match(r->v[i].re, (PCRE2_SPTR)s, len, 0,
 		    PCRE2_NO_UTF_CHECK, r->md, r->mc);
 		if (rc >= 0) {
-			hit(sc, &r->v[i], via);
+			hit(r, i, via, sc);
 			continue;
 		}
 		if (rc == PCRE2_ERROR_NOMATCH)
@@ -434,6 +463,9 @@ oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
 
 	memset(sc, 0, sizeof *sc);
 	r->nvar = 0;
+	oxi_rules_want(r, "", 0);	/* built, for r->seen */
+	memset(r->seen, 0, r->n);
+	r->points = 0;
 	sc->found = oxi_fold(f, s, len, OXI_FOLD_MATCH);
 	if ((rc = bmatch(r, &f->out, "", sc)) < 0)
 		goto err;
@@ -459,6 +491,7 @@ oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
 	oxi_buf_cat(&r->raw, f->out.s, f->out.len);
 	if ((rc = scanvariants(r, r->raw.s, r->raw.len, 1, sc)) < 0)
 		goto err;
+	weak(r, sc);
 	return sc->verdict;
 err:
 	sc->verdict = OXI_INJ_ERROR;

@@ -3,8 +3,10 @@
  * each pattern compiled with PCRE2 and its JIT (inject.c matches them)
  *
  * A rule file holds one rule per line, "ID ACTION PATTERN": ACTION is
- * warn or block, PATTERN a PCRE2 pattern to the end of the line, matched
- * caselessly with . taking newlines too; a line that starts with white
+ * warn, block or +N (a weak signal of N points, 1 to 9: inject.c warns
+ * when a text's weak signals add up to 4 points), PATTERN a PCRE2
+ * pattern to the end of the line, matched caselessly with . taking
+ * newlines too; a line that starts with white
  * space continues the previous pattern (its leading blanks dropped).
  * '#' at the start of a line comments it out.  "@NAME PATTERN" defines
  * a name: "{NAME}" in a later pattern (of any file) stands for
@@ -145,7 +147,8 @@ addrule(struct oxi_rules *r, const char *id, size_t idlen, int block,
 	}
 	memcpy(u->id, id, idlen);
 	u->id[idlen] = '\0';
-	u->block = block;
+	u->block = block == 1;
+	u->points = block > 100 ? block - 100 : 0;
 	if (expand(r, pat, plen, &x, err) < 0) {
 		oxi_buf_free(&x);
 		return -1;
@@ -180,7 +183,8 @@ addrule(struct oxi_rules *r, const char *id, size_t idlen, int block,
 	return 0;
 }
 
-/* the action word at a[0..n): 1 block, 0 warn, -1 neither */
+/* the action word at a[0..n): 1 block, 0 warn, 100 + N for +N, -1
+ * none of them */
 static int
 action(const char *a, size_t n)
 {
@@ -188,6 +192,8 @@ action(const char *a, size_t n)
 		return 0;
 	if (n == 5 && memcmp(a, "block", 5) == 0)
 		return 1;
+	if (n == 2 && a[0] == '+' && a[1] >= '1' && a[1] <= '9')
+		return 100 + a[1] - '0';
 	return -1;
 }
 
@@ -251,7 +257,8 @@ parse(struct oxi_rules *r, const char *name, const char *s, size_t len,
 				if ((*id != '@' && (block = action(a, strcspn(a,
 				    " \t\r\n"))) < 0) || q >= end) {
 					oxi_buf_printf(err, "%s:%zu: a rule is "
-					    "ID warn|block PATTERN", name, line);
+					    "ID warn|block|+N PATTERN", name,
+					    line);
 					rc = -1;
 				} else
 					oxi_buf_cat(&pat, q, (size_t)(end - q));
@@ -343,6 +350,9 @@ oxi_rules_want(struct oxi_rules *r, const char *s, size_t len)
 	if (!r->built) {
 		oxi_ac_build(a);
 		r->want = xrealloc(r->want, r->n + 1);
+		r->seen = xrealloc(r->seen, r->n + 1);
+		r->seenvia = xrealloc(r->seenvia, (r->n + 1) *
+		    sizeof *r->seenvia);
 		r->built = 1;
 	}
 	memset(r->want, 0, r->n);
@@ -385,5 +395,7 @@ oxi_rules_free(struct oxi_rules *r)
 	oxi_buf_free(&r->defs);
 	oxi_ac_free(&r->ac);
 	free(r->want);
+	free(r->seen);
+	free(r->seenvia);
 	free(r);
 }
