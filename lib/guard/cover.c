@@ -47,7 +47,8 @@ cfree(struct cov *c)
 }
 
 /* how much a cover narrows: its weakest string's letters and digits,
- * then the fewer strings the better; -1 for no cover */
+ * then the fewer strings the better (punctuation alone still narrows);
+ * -1 for no cover */
 static long
 score(const struct cov *c)
 {
@@ -66,7 +67,7 @@ score(const struct cov *c)
 	}
 	if (min > 16)
 		min = 16;
-	return (long)min * 4096 - (long)(c->n > 4095 ? 4095 : c->n);
+	return (long)(min + 1) * 4096 - (long)(c->n > 4095 ? 4095 : c->n);
 }
 
 /* keeps the better of *best and *c (the other freed) */
