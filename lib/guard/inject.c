@@ -22,7 +22,8 @@
 #define MINENC		16	/* the shortest encoded run decoded */
 #define MAXVARIANTS	64	/* decoded runs scanned per text */
 #define PAD		64	/* zero bytes after a text matched */
-#define POINTS		4	/* weak signals' points that make a warn */
+#define POINTS		8	/* weak signals' points that make a warn */
+#define DENSITY		64	/* bytes per common word of a variant, at most */
 
 /* notes a hit of a rule of its own in sc (once per rule) */
 static void
@@ -350,6 +351,19 @@ english(const char *s, size_t n)
 }
 
 /*
+ * 1 if variant d reads more like English than the text f, and like
+ * English at all: a common word in every DENSITY bytes at least (random
+ * base64 read backwards or in ROT13 has a few by chance, not that many)
+ */
+static int
+morenglish(const struct oxi_buf *d, const struct oxi_buf *f)
+{
+	size_t n = english(d->s, d->len);
+
+	return n > english(f->s, f->len) && n * DENSITY >= d->len;
+}
+
+/*
  * The folded variants of the text: letters spaced apart joined, digits
  * read as letters, ROT13, the text reversed.  f is the folded text.
  */
@@ -386,7 +400,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 		}
 		oxi_buf_putc(d, c);
 	}
-	if (singles >= 4 && english(d->s, d->len) > english(f->s, f->len) &&
+	if (singles >= 4 && morenglish(d, f) &&
 	    (rc = bmatch(r, d, "spaced", sc)) < 0)
 		return rc;
 	/* leetspeak: a digit, @ or $ inside a word */
@@ -402,7 +416,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 		}
 		oxi_buf_putc(d, c);
 	}
-	if (changed && english(d->s, d->len) > english(f->s, f->len) &&
+	if (changed && morenglish(d, f) &&
 	    (rc = bmatch(r, d, "leet", sc)) < 0)
 		return rc;
 	oxi_buf_reset(d);
@@ -412,8 +426,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 			c = 'a' + (c - 'a' + 13) % 26;
 		oxi_buf_putc(d, c);
 	}
-	if (english(d->s, d->len) > english(f->s, f->len) &&
-	    (rc = bmatch(r, d, "rot13", sc)) < 0)
+	if (morenglish(d, f) && (rc = bmatch(r, d, "rot13", sc)) < 0)
 		return rc;
 	/* reversed by characters, so that the text stays valid UTF-8 */
 	oxi_buf_reset(d);
@@ -424,7 +437,7 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 			;
 		oxi_buf_cat(d, f->s + i - n, n);
 	}
-	if (english(d->s, d->len) <= english(f->s, f->len))
+	if (!morenglish(d, f))
 		return 0;
 	return bmatch(r, d, "reversed", sc);
 }

@@ -4,7 +4,7 @@
  *
  * A rule file holds one rule per line, "ID ACTION PATTERN": ACTION is
  * warn, block or +N (a weak signal of N points, 1 to 9: inject.c warns
- * when a text's weak signals add up to 4 points), PATTERN a PCRE2
+ * when a text's weak signals add up to 8 points), PATTERN a PCRE2
  * pattern to the end of the line, matched caselessly with . taking
  * newlines too; a line that starts with white
  * space continues the previous pattern (its leading blanks dropped).
