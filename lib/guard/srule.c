@@ -563,7 +563,9 @@ allowed(const struct oxi_srules *rs, const struct re *v, size_t nv,
 
 /*
  * A JSON Web Token's header is base64url of a JSON object: what it
- * decodes to begins with '{' and ends with '}'.
+ * decodes to begins with '{"' and ends with '}', printable nearly all
+ * through (a header with letters typed into it decodes to bytes that are
+ * not; one mistyped letter is let be)
  */
 static int
 jwtok(const char *s, size_t n)
@@ -571,9 +573,9 @@ jwtok(const char *s, size_t n)
 	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
 	    "qrstuvwxyz0123456789-_";
 	unsigned long acc = 0;
-	size_t i, bits = 0;
+	size_t i, bits = 0, bad = 0;
 	const char *p;
-	int c, first = 0, last = 0;
+	int c, first = 0, second = 0, last = 0;
 
 	for (i = 0; i < n && s[i] != '.'; i++) {
 		if (!(p = memchr(a, s[i], 64)))
@@ -582,14 +584,20 @@ jwtok(const char *s, size_t n)
 		if ((bits += 6) >= 8) {
 			bits -= 8;
 			c = (int)(acc >> bits & 0xff);
-			if (c <= ' ' || c > 0x7e)
-				continue;	/* a mangled byte is let be */
+			if (c < ' ' || c > 0x7e) {
+				bad++;
+				continue;
+			}
+			if (c == ' ')
+				continue;
 			if (!first)
 				first = c;
+			else if (!second)
+				second = c;
 			last = c;
 		}
 	}
-	return first == '{' && last == '}';
+	return first == '{' && second == '"' && last == '}' && bad * 8 <= i;
 }
 
 /* rule k over v's bytes [from, to): its findings to hits */
