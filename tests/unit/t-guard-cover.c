@@ -1,9 +1,11 @@
 /* t-guard-cover.c - the literal covers of patterns (cover.c) and the
  * prefilter of the injection rules: a rule skipped for a text never
- * matches it (the shipped rules, on texts made of their own words) */
+ * matches it (the shipped rules, on texts made of their own words);
+ * the points of weak rules ("ID +N PATTERN") read */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "oxi.h"
 #include "guard/guard.h"
@@ -50,6 +52,27 @@ static const char *const words[] = { "you", "are", "now", "ignore",
 	"curl", "|", "sh", "start", "over", "with", "remove", "them",
 	"override", "opposite", "exception", "ethical", "guidelines", NULL };
 
+/* loads rule text t: the rule set, or NULL */
+static struct oxi_rules *
+load(const char *t)
+{
+	char path[] = "/tmp/t-guard-cover.XXXXXX";
+	struct oxi_rules *r = oxi_rules_new();
+	struct oxi_buf err = OXI_BUF_INIT;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, t, strlen(t)) != (ssize_t)strlen(t))
+		return NULL;
+	close(fd);
+	if (oxi_rules_load(r, path, &err) < 0) {
+		oxi_rules_free(r);
+		r = NULL;
+	}
+	unlink(path);
+	oxi_buf_free(&err);
+	return r;
+}
+
 int
 main(void)
 {
@@ -61,7 +84,18 @@ main(void)
 	unsigned seed = 11;
 	int rc;
 
-	plan(17);
+	struct oxi_rules *w;
+
+	plan(20);
+	w = load("a.one +3 apples\nb.two block pears\n");
+	ok(w && w->n == 2 && w->v[0].points == 3 && !w->v[0].block &&
+	    w->v[1].points == 0 && w->v[1].block, "+N is a weak rule of N "
+	    "points, block a rule of its own");
+	oxi_rules_free(w);
+	ok(!(w = load("a.one +0 apples\n")), "+0 is no action");
+	oxi_rules_free(w);
+	ok(!(w = load("a.one +10 apples\n")), "nor is +10");
+	oxi_rules_free(w);
 	is_str(cover("ignore"), "ignore", "a literal covers itself");
 	is_str(cover("Ignore"), "ignore", "in lower case");
 	is_str(cover("foo|bar"), "foo bar", "an alternation: the union");
