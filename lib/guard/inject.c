@@ -329,20 +329,20 @@ escapes(struct oxi_rules *r, const char *s, size_t len, int depth,
 static size_t
 english(const char *s, size_t n)
 {
-	static const char *const common[] = { "the", "you", "and", "to",
-	    "is", "of", "in", "your", "all", "are", "it", "for", "this",
-	    "that", "me", "with", "be", "not", "what", "do", "now", "say",
-	    NULL };
-	size_t i, j, k, c = 0;
+	/* the common words by length, run together */
+	static const char *const common[5] = { "", "",
+	    "toisofinitmebedo", "theyouandallarefornotnowsay",
+	    "yourthisthatwithwhat" };
+	const char *w;
+	size_t i, j, l, c = 0;
 
 	for (i = 0; i < n; i = j + 1) {
 		for (j = i; j < n && isalpha_((unsigned char)s[j]); j++)
 			;
-		if (j - i == 0 || j - i > 4)
+		if ((l = j - i) < 2 || l > 4)
 			continue;
-		for (k = 0; common[k]; k++)
-			if (strlen(common[k]) == j - i &&
-			    memcmp(common[k], s + i, j - i) == 0) {
+		for (w = common[l]; *w; w += l)
+			if (w[0] == s[i] && memcmp(w, s + i, l) == 0) {
 				c++;
 				break;
 			}
@@ -351,16 +351,25 @@ english(const char *s, size_t n)
 }
 
 /*
- * 1 if variant d reads more like English than the text f, and like
- * English at all: a common word in every DENSITY bytes at least (random
- * base64 read backwards or in ROT13 has a few by chance, not that many)
+ * 1 if variant d reads more like English than the text (ef common words),
+ * and like English at all: a common word in every DENSITY bytes at least
+ * (random base64 read backwards or in ROT13 has a few by chance, not that
+ * many)
  */
 static int
-morenglish(const struct oxi_buf *d, const struct oxi_buf *f)
+morenglish(const struct oxi_buf *d, size_t ef)
 {
 	size_t n = english(d->s, d->len);
 
-	return n > english(f->s, f->len) && n * DENSITY >= d->len;
+	return n > ef && n * DENSITY >= d->len;
+}
+
+/* d emptied, with room for n bytes written through d->s[d->len++] */
+static void
+blank(struct oxi_buf *d, size_t n)
+{
+	oxi_buf_reset(d);
+	oxi_buf_grow(d, n);
 }
 
 /*
@@ -372,12 +381,12 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 {
 	static const char leet[] = "oizeasgtbg";	/* 0 1 2 3 4 5 6 7 8 9 */
 	struct oxi_buf *d = &r->dec;
-	size_t i, n, singles = 0;
+	size_t i, n, singles = 0, ef = english(f->s, f->len);
 	int c, rc, changed = 0, sep = 0;
 
 	/* "i g n o r e", "i.g.n.o.r.e": single letters with separators;
 	 * another separator, or two blanks, between words */
-	oxi_buf_reset(d);
+	blank(d, f->len);
 	for (i = 0; i < f->len; i++) {
 		c = (unsigned char)f->s[i];
 		if (c == ' ' || c == '.' || c == '-' || c == '_' || c == '*') {
@@ -398,13 +407,14 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 				continue;
 			sep = 0;
 		}
-		oxi_buf_putc(d, c);
+		d->s[d->len++] = (char)c;
 	}
-	if (singles >= 4 && morenglish(d, f) &&
+	d->s[d->len] = '\0';
+	if (singles >= 4 && morenglish(d, ef) &&
 	    (rc = bmatch(r, d, "spaced", sc)) < 0)
 		return rc;
 	/* leetspeak: a digit, @ or $ inside a word */
-	oxi_buf_reset(d);
+	blank(d, f->len);
 	for (i = 0; i < f->len; i++) {
 		c = (unsigned char)f->s[i];
 		n = i + 1 < f->len ? (unsigned char)f->s[i + 1] : 0;
@@ -414,30 +424,33 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 			c = c == '@' ? 'a' : c == '$' ? 's' : leet[c - '0'];
 			changed = 1;
 		}
-		oxi_buf_putc(d, c);
+		d->s[d->len++] = (char)c;
 	}
-	if (changed && morenglish(d, f) &&
+	d->s[d->len] = '\0';
+	if (changed && morenglish(d, ef) &&
 	    (rc = bmatch(r, d, "leet", sc)) < 0)
 		return rc;
-	oxi_buf_reset(d);
+	blank(d, f->len);
 	for (i = 0; i < f->len; i++) {
 		c = (unsigned char)f->s[i];
 		if (c >= 'a' && c <= 'z')
 			c = 'a' + (c - 'a' + 13) % 26;
-		oxi_buf_putc(d, c);
+		d->s[d->len++] = (char)c;
 	}
-	if (morenglish(d, f) && (rc = bmatch(r, d, "rot13", sc)) < 0)
+	d->s[d->len] = '\0';
+	if (morenglish(d, ef) && (rc = bmatch(r, d, "rot13", sc)) < 0)
 		return rc;
 	/* reversed by characters, so that the text stays valid UTF-8 */
-	oxi_buf_reset(d);
-	oxi_buf_grow(d, f->len);
+	blank(d, f->len);
 	for (i = f->len; i > 0; i -= n) {
 		for (n = 1; n < i && ((unsigned char)f->s[i - n] & 0xc0) ==
 		    0x80; n++)
 			;
-		oxi_buf_cat(d, f->s + i - n, n);
+		memcpy(d->s + d->len, f->s + i - n, n);
+		d->len += n;
 	}
-	if (!morenglish(d, f))
+	d->s[d->len] = '\0';
+	if (!morenglish(d, ef))
 		return 0;
 	return bmatch(r, d, "reversed", sc);
 }
