@@ -170,10 +170,16 @@ def sec_gitleaks():
                for r, x in zip(fp, res_fp))
     print('  (%d fp samples left out: the same text is a tp sample)' %
           (len(gitleaks_samples()[1]) - len(fp)))
-    matrix('SEC-1/3 literal samples', c, len(tpt) - c, a, len(fpt),
-           '100% tp, <=5% fp', c >= len(tpt) - 1 and pct(a, len(fpt)) <= 5)
-    matrix('    fp reported by the rule of the same id', 0, 0, same,
-           len(fpt))
+    # gitleaks' fp samples are false positives of their own rule (the
+    # plan's baseline, "the bare regex hits 143/320", is each sample
+    # against its own rule's regex); a sample that another rule redacts
+    # may well hold a secret of that rule's format, so that figure is
+    # shown too, but the target is judged per rule
+    matrix('SEC-1 literal tp samples', c, len(tpt) - c, 0, 0, '100%',
+           c >= len(tpt) - 1)
+    matrix('SEC-3 fp samples, by the rule of their id', 0, 0, same,
+           len(fpt), '<=5%', pct(same, len(fpt)) <= 5)
+    matrix('    fp samples redacted by any rule', 0, 0, a, len(fpt))
     if os.environ.get('OXI_EVAL_VERBOSE'):
         for t in missed:
             print('    missed:', repr(t[:100]))
