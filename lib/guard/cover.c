@@ -233,9 +233,11 @@ group(struct ps *ps, struct cov *out)
 			if (p < ps->e)
 				p++;
 		} else {
-			/* options: (?i) or (?i:...) */
+			/* options: (?i) or (?i:...); (?x) makes white space
+			 * and # no literals: not understood */
 			while (p < ps->e && *p != ')' && *p != ':')
-				p++;
+				if (*p++ == 'x')
+					ps->bad = 1;
 			if (p < ps->e && *p == ')')
 				zero = 1;
 			else

@@ -86,7 +86,7 @@ main(void)
 
 	struct oxi_rules *w;
 
-	plan(20);
+	plan(22);
 	w = load("a.one +3 apples\nb.two block pears\n");
 	ok(w && w->n == 2 && w->v[0].points == 3 && !w->v[0].block &&
 	    w->v[1].points == 0 && w->v[1].block, "+N is a weak rule of N "
@@ -112,6 +112,8 @@ main(void)
 	is_str(cover("(?:say|print)\\s+(?:pwned|hacked)"), "pwned hacked",
 	    "longer strings are preferred");
 	is_str(cover("a(?(1)b|c)"), "-", "a condition: no cover at all");
+	is_str(cover("(?x) a b c"), "-", "nor a pattern in extended mode");
+	is_str(cover("(?i)abc"), "abc", "other options are let be");
 	oxi_buf_reset(&err);
 	rc = oxi_rules_load(r, "share/oxi/rules", &err);
 	ok(rc == 0, "the shipped rules load%s%s", err.s ? ": " : "",
