@@ -201,7 +201,7 @@ shell(struct oxi_tool_call *c)
 		    "is");
 	snprintf(cwd, sizeof cwd, "%s", ws);
 	if (dir) {
-		if ((fd = oxi_ws_opendir(ctx->ws, dir, 0)) < 0)
+		if ((fd = oxi_wsp_opendir(ctx->ws, dir, 0)) < 0)
 			return oxi_tool_failpath(c, dir, errno);
 		r = fdpath(fd, cwd, sizeof cwd);
 		close(fd);
@@ -280,6 +280,9 @@ shell(struct oxi_tool_call *c)
 		oxi_buf_putc(out, '\n');
 	oxi_buf_cat(out, tail.s, tail.len);
 	ret = res.timed_out || res.code != 0 ? -1 : 0;
+	/* what a command with the network printed may come from anywhere */
+	if (net)
+		oxi_tool_taint(c, "shell:network");
 done:
 	oxi_buf_free(&tail);
 	free(ro);

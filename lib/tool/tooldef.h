@@ -26,9 +26,9 @@
  * for an absolute path or one that leads outside, ELOOP for a symlink
  * the walk refuses.
  */
-int oxi_ws_openat(int ws, const char *path, int flags, mode_t mode);
+int oxi_wsp_openat(int ws, const char *path, int flags, mode_t mode);
 /* opens directory path under ws, making missing ones when mk: fd or -1 */
-int oxi_ws_opendir(int ws, const char *path, int mk);
+int oxi_wsp_opendir(int ws, const char *path, int mk);
 
 #define OXI_TOOL_TAINT	512	/* a taint label's bytes, NUL included */
 
@@ -63,7 +63,10 @@ enum {
 	OXI_TOOL_CACHE = 2,	/* results may be cached (same args, same
 				 * answer) */
 	OXI_TOOL_SANDBOX = 4	/* runs children in the sandbox: its
-				 * mechanism is chosen before a call forks */
+				 * mechanism is chosen before a call forks;
+				 * a call asking for the network (argument
+				 * network) waits for the owner: its
+				 * definition says so ("x-oxi") */
 };
 /* the families: fs.c, find.c, shell.c, web.c, search.c */
 extern const struct oxi_tool oxi_tools_fs[], oxi_tools_find[],
