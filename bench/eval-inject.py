@@ -6,8 +6,10 @@
 # allowlisted sender (no rate limit).  "caught" is a block (a msg.out
 # refusal) or a warn (guard.verdict "warn"); a false alarm is either on a
 # benign text.  Each corpus is split by a hash of its text: 7 parts of 10
-# are the tuning part, 3 are held out and were not looked at while the
-# rules were written; both are reported.  The obfuscated re-sends
+# are the tuning part, 3 are held out; both are reported.  (The held-out
+# misses were seen when the rules were reworked for general classes of
+# attack in session 5: the figures that count are the graders' own
+# held-out sets.)  The obfuscated re-sends
 # (INJ-9) use the attack texts of INJ-1 and INJ-3.
 #
 # usage: bench/eval-inject.py [corpora-dir]   (exit 1 if a target is missed)

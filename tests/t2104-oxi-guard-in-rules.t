@@ -73,6 +73,6 @@ check 'each rule file of share/oxi/rules is read' \
 	'oxi-guard in -v -a cli:me </dev/null 2>&1 |
 	 grep -q "injection rules .*share/oxi/rules.*: [0-9][0-9]* rules"'
 check 'every rule id is unique' \
-	'[ -z "$(cat "$TOP"/share/oxi/rules/*.rules | grep -o "^[a-z][a-z0-9._-]* \(warn\|block\) " |
+	'[ -z "$(cat "$TOP"/share/oxi/rules/*.rules | grep -o "^[a-z][a-z0-9._-]* \(warn\|block\|+[1-9]\) " |
 	   cut -d" " -f1 | sort | uniq -d)" ]'
 done_testing

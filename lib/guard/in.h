@@ -10,12 +10,16 @@
 #include <pcre2.h>
 
 #include "oxi.h"
+#include "guard/ac.h"
 #include "guard/guard.h"
 
 /* rules.c, inject.c: the rule set behind struct oxi_rules */
 struct oxi_rule {
 	char id[OXI_RULE_ID];	/* e.g. "override.ignore" */
 	int block;		/* 1: block, 0: warn */
+	int points;		/* +N: a weak signal worth N points (then
+				 * block is 0), 0: a rule of its own */
+	int always;		/* no literal cover: runs on every text */
 	pcre2_code *re;		/* the compiled pattern */
 };
 
@@ -32,7 +36,22 @@ struct oxi_rules {
 	struct oxi_buf raw;	/* the text with invisibles stripped */
 	struct oxi_buf defs;	/* "NAME\0PATTERN\0" for each @NAME */
 	size_t nvar;		/* variants scanned for this text */
+	struct oxi_ac ac;	/* the rules' covers: rule index per string */
+	int built;		/* ac is built for the rules loaded */
+	unsigned char *want;	/* per rule: 1 if its cover is in a text */
+	unsigned char *seen;	/* per weak rule: 1 if it matched the text */
+	const char **seenvia;	/* and the variant where it did */
+	int points;		/* the weak rules' points for the text */
 };
+/*
+ * cover.c: strings of which every match of PCRE2 pattern pat[0..len)
+ * holds one, in lower case, appended to out as "s\0s\0...": their
+ * number, 0 when the pattern has no such cover
+ */
+size_t oxi_cover(const char *pat, size_t len, struct oxi_buf *out);
+/* rules.c: the rules whose cover s[0..len) holds, or that have none:
+ * r->want[i] is 1 for each rule i that must run on the text */
+void oxi_rules_want(struct oxi_rules *, const char *s, size_t len);
 
 /* sender.c: the sender policy */
 enum oxi_trust {

@@ -22,10 +22,12 @@
 #define MINENC		16	/* the shortest encoded run decoded */
 #define MAXVARIANTS	64	/* decoded runs scanned per text */
 #define PAD		64	/* zero bytes after a text matched */
+#define POINTS		8	/* weak signals' points that make a warn */
+#define DENSITY		64	/* bytes per common word of a variant, at most */
 
-/* notes rule u's hit (once per rule) */
+/* notes a hit of a rule of its own in sc (once per rule) */
 static void
-hit(struct oxi_scan *sc, const struct oxi_rule *u, const char *via)
+note(struct oxi_scan *sc, const struct oxi_rule *u, const char *via)
 {
 	size_t i;
 
@@ -43,6 +45,34 @@ hit(struct oxi_scan *sc, const struct oxi_rule *u, const char *via)
 		sc->verdict = OXI_INJ_WARN;
 }
 
+/* rule i matched: noted, or its points counted once per text */
+static void
+hit(struct oxi_rules *r, size_t i, const char *via, struct oxi_scan *sc)
+{
+	if (!r->v[i].points)
+		note(sc, &r->v[i], via);
+	else if (!r->seen[i]) {
+		r->seen[i] = 1;
+		r->seenvia[i] = via;
+		r->points += r->v[i].points;
+	}
+}
+
+/* the weak signals: a warn, with their rules, if their points add up */
+static void
+weak(struct oxi_rules *r, struct oxi_scan *sc)
+{
+	size_t i;
+
+	if (r->points < POINTS)
+		return;
+	for (i = 0; i < r->n; i++)
+		if (r->seen[i])
+			note(sc, &r->v[i], r->seenvia[i]);
+	if (sc->verdict < OXI_INJ_WARN)
+		sc->verdict = OXI_INJ_WARN;
+}
+
 /* matches every rule on the folded s[0..len) (valid UTF-8): 0 or -1 */
 static int
 match(struct oxi_rules *r, const char *s, size_t len, const char *via,
@@ -52,11 +82,14 @@ match(struct oxi_rules *r, const char *s, size_t len, const char *via,
 	size_t i;
 	int rc;
 
+	oxi_rules_want(r, s, len);
 	for (i = 0; i < r->n; i++) {
+		if (!r->want[i])
+			continue;
 		rc = pcre2_match(r->v[i].re, (PCRE2_SPTR)s, len, 0,
 		    PCRE2_NO_UTF_CHECK, r->md, r->mc);
 		if (rc >= 0) {
-			hit(sc, &r->v[i], via);
+			hit(r, i, via, sc);
 			continue;
 		}
 		if (rc == PCRE2_ERROR_NOMATCH)
@@ -296,25 +329,47 @@ escapes(struct oxi_rules *r, const char *s, size_t len, int depth,
 static size_t
 english(const char *s, size_t n)
 {
-	static const char *const common[] = { "the", "you", "and", "to",
-	    "is", "of", "in", "your", "all", "are", "it", "for", "this",
-	    "that", "me", "with", "be", "not", "what", "do", "now", "say",
-	    NULL };
-	size_t i, j, k, c = 0;
+	/* the common words by length, run together */
+	static const char *const common[5] = { "", "",
+	    "toisofinitmebedo", "theyouandallarefornotnowsay",
+	    "yourthisthatwithwhat" };
+	const char *w;
+	size_t i, j, l, c = 0;
 
 	for (i = 0; i < n; i = j + 1) {
 		for (j = i; j < n && isalpha_((unsigned char)s[j]); j++)
 			;
-		if (j - i == 0 || j - i > 4)
+		if ((l = j - i) < 2 || l > 4)
 			continue;
-		for (k = 0; common[k]; k++)
-			if (strlen(common[k]) == j - i &&
-			    memcmp(common[k], s + i, j - i) == 0) {
+		for (w = common[l]; *w; w += l)
+			if (w[0] == s[i] && memcmp(w, s + i, l) == 0) {
 				c++;
 				break;
 			}
 	}
 	return c;
+}
+
+/*
+ * 1 if variant d reads more like English than the text (ef common words),
+ * and like English at all: a common word in every DENSITY bytes at least
+ * (random base64 read backwards or in ROT13 has a few by chance, not that
+ * many)
+ */
+static int
+morenglish(const struct oxi_buf *d, size_t ef)
+{
+	size_t n = english(d->s, d->len);
+
+	return n > ef && n * DENSITY >= d->len;
+}
+
+/* d emptied, with room for n bytes written through d->s[d->len++] */
+static void
+blank(struct oxi_buf *d, size_t n)
+{
+	oxi_buf_reset(d);
+	oxi_buf_grow(d, n);
 }
 
 /*
@@ -326,12 +381,12 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 {
 	static const char leet[] = "oizeasgtbg";	/* 0 1 2 3 4 5 6 7 8 9 */
 	struct oxi_buf *d = &r->dec;
-	size_t i, n, singles = 0;
+	size_t i, n, singles = 0, ef = english(f->s, f->len);
 	int c, rc, changed = 0, sep = 0;
 
 	/* "i g n o r e", "i.g.n.o.r.e": single letters with separators;
 	 * another separator, or two blanks, between words */
-	oxi_buf_reset(d);
+	blank(d, f->len);
 	for (i = 0; i < f->len; i++) {
 		c = (unsigned char)f->s[i];
 		if (c == ' ' || c == '.' || c == '-' || c == '_' || c == '*') {
@@ -352,13 +407,14 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 				continue;
 			sep = 0;
 		}
-		oxi_buf_putc(d, c);
+		d->s[d->len++] = (char)c;
 	}
-	if (singles >= 4 && english(d->s, d->len) > english(f->s, f->len) &&
+	d->s[d->len] = '\0';
+	if (singles >= 4 && morenglish(d, ef) &&
 	    (rc = bmatch(r, d, "spaced", sc)) < 0)
 		return rc;
 	/* leetspeak: a digit, @ or $ inside a word */
-	oxi_buf_reset(d);
+	blank(d, f->len);
 	for (i = 0; i < f->len; i++) {
 		c = (unsigned char)f->s[i];
 		n = i + 1 < f->len ? (unsigned char)f->s[i + 1] : 0;
@@ -368,31 +424,33 @@ folded(struct oxi_rules *r, const struct oxi_buf *f, struct oxi_scan *sc)
 			c = c == '@' ? 'a' : c == '$' ? 's' : leet[c - '0'];
 			changed = 1;
 		}
-		oxi_buf_putc(d, c);
+		d->s[d->len++] = (char)c;
 	}
-	if (changed && english(d->s, d->len) > english(f->s, f->len) &&
+	d->s[d->len] = '\0';
+	if (changed && morenglish(d, ef) &&
 	    (rc = bmatch(r, d, "leet", sc)) < 0)
 		return rc;
-	oxi_buf_reset(d);
+	blank(d, f->len);
 	for (i = 0; i < f->len; i++) {
 		c = (unsigned char)f->s[i];
 		if (c >= 'a' && c <= 'z')
 			c = 'a' + (c - 'a' + 13) % 26;
-		oxi_buf_putc(d, c);
+		d->s[d->len++] = (char)c;
 	}
-	if (english(d->s, d->len) > english(f->s, f->len) &&
-	    (rc = bmatch(r, d, "rot13", sc)) < 0)
+	d->s[d->len] = '\0';
+	if (morenglish(d, ef) && (rc = bmatch(r, d, "rot13", sc)) < 0)
 		return rc;
 	/* reversed by characters, so that the text stays valid UTF-8 */
-	oxi_buf_reset(d);
-	oxi_buf_grow(d, f->len);
+	blank(d, f->len);
 	for (i = f->len; i > 0; i -= n) {
 		for (n = 1; n < i && ((unsigned char)f->s[i - n] & 0xc0) ==
 		    0x80; n++)
 			;
-		oxi_buf_cat(d, f->s + i - n, n);
+		memcpy(d->s + d->len, f->s + i - n, n);
+		d->len += n;
 	}
-	if (english(d->s, d->len) <= english(f->s, f->len))
+	d->s[d->len] = '\0';
+	if (!morenglish(d, ef))
 		return 0;
 	return bmatch(r, d, "reversed", sc);
 }
@@ -431,6 +489,9 @@ oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
 
 	memset(sc, 0, sizeof *sc);
 	r->nvar = 0;
+	oxi_rules_want(r, "", 0);	/* built, for r->seen */
+	memset(r->seen, 0, r->n);
+	r->points = 0;
 	sc->found = oxi_fold(f, s, len, OXI_FOLD_MATCH);
 	if ((rc = bmatch(r, &f->out, "", sc)) < 0)
 		goto err;
@@ -456,6 +517,7 @@ oxi_inject_scan(struct oxi_rules *r, const char *s, size_t len,
 	oxi_buf_cat(&r->raw, f->out.s, f->out.len);
 	if ((rc = scanvariants(r, r->raw.s, r->raw.len, 1, sc)) < 0)
 		goto err;
+	weak(r, sc);
 	return sc->verdict;
 err:
 	sc->verdict = OXI_INJ_ERROR;

@@ -3,8 +3,10 @@
  * each pattern compiled with PCRE2 and its JIT (inject.c matches them)
  *
  * A rule file holds one rule per line, "ID ACTION PATTERN": ACTION is
- * warn or block, PATTERN a PCRE2 pattern to the end of the line, matched
- * caselessly with . taking newlines too; a line that starts with white
+ * warn, block or +N (a weak signal of N points, 1 to 9: inject.c warns
+ * when a text's weak signals add up to 8 points), PATTERN a PCRE2
+ * pattern to the end of the line, matched caselessly with . taking
+ * newlines too; a line that starts with white
  * space continues the previous pattern (its leading blanks dropped).
  * '#' at the start of a line comments it out.  "@NAME PATTERN" defines
  * a name: "{NAME}" in a later pattern (of any file) stands for
@@ -126,10 +128,12 @@ static int
 addrule(struct oxi_rules *r, const char *id, size_t idlen, int block,
     const char *pat, size_t plen, struct oxi_buf *err)
 {
-	struct oxi_buf x = OXI_BUF_INIT;
+	struct oxi_buf x = OXI_BUF_INIT, cov = OXI_BUF_INIT;
 	struct oxi_rule *u;
 	PCRE2_SIZE off;
 	PCRE2_UCHAR msg[160];
+	size_t k, i, l;
+	const char *c;
 	int ec;
 
 	if (r->n == r->cap) {
@@ -143,27 +147,44 @@ addrule(struct oxi_rules *r, const char *id, size_t idlen, int block,
 	}
 	memcpy(u->id, id, idlen);
 	u->id[idlen] = '\0';
-	u->block = block;
+	u->block = block == 1;
+	u->points = block > 100 ? block - 100 : 0;
 	if (expand(r, pat, plen, &x, err) < 0) {
 		oxi_buf_free(&x);
 		return -1;
 	}
 	u->re = pcre2_compile((PCRE2_SPTR)x.s, x.len, PCRE2_UTF | PCRE2_UCP |
 	    PCRE2_CASELESS | PCRE2_DOTALL, &ec, &off, NULL);
-	oxi_buf_free(&x);
 	if (!u->re) {
+		oxi_buf_free(&x);
 		pcre2_get_error_message(ec, msg, sizeof msg);
 		oxi_buf_printf(err, "rule '%s': %s at offset %zu", u->id,
 		    (char *)msg, (size_t)off);
 		return -1;
 	}
+	/* the prefilter: the rule runs on a text that holds one of the
+	 * strings of its cover; a cover with other scripts' letters is
+	 * not used (their case folding is PCRE2's, not the automaton's) */
+	k = oxi_cover(x.s, x.len, &cov);
+	oxi_buf_free(&x);
+	u->always = k == 0;
+	for (i = 0; i < cov.len; i++)
+		if ((unsigned char)cov.s[i] >= 0x80)
+			u->always = 1;
+	for (c = cov.s, i = 0; !u->always && i < k; i++, c += l + 1) {
+		l = strlen(c);
+		oxi_ac_add(&r->ac, c, l, (int)r->n);
+	}
+	oxi_buf_free(&cov);
+	r->built = 0;
 	/* without the JIT the interpreter runs, under the same limits */
 	(void)pcre2_jit_compile(u->re, PCRE2_JIT_COMPLETE);
 	r->n++;
 	return 0;
 }
 
-/* the action word at a[0..n): 1 block, 0 warn, -1 neither */
+/* the action word at a[0..n): 1 block, 0 warn, 100 + N for +N, -1
+ * none of them */
 static int
 action(const char *a, size_t n)
 {
@@ -171,6 +192,8 @@ action(const char *a, size_t n)
 		return 0;
 	if (n == 5 && memcmp(a, "block", 5) == 0)
 		return 1;
+	if (n == 2 && a[0] == '+' && a[1] >= '1' && a[1] <= '9')
+		return 100 + a[1] - '0';
 	return -1;
 }
 
@@ -234,7 +257,8 @@ parse(struct oxi_rules *r, const char *name, const char *s, size_t len,
 				if ((*id != '@' && (block = action(a, strcspn(a,
 				    " \t\r\n"))) < 0) || q >= end) {
 					oxi_buf_printf(err, "%s:%zu: a rule is "
-					    "ID warn|block PATTERN", name, line);
+					    "ID warn|block|+N PATTERN", name,
+					    line);
 					rc = -1;
 				} else
 					oxi_buf_cat(&pat, q, (size_t)(end - q));
@@ -316,6 +340,42 @@ sys:
 }
 
 void
+oxi_rules_want(struct oxi_rules *r, const char *s, size_t len)
+{
+	const unsigned char *t = (const unsigned char *)s;
+	struct oxi_ac *a = &r->ac;
+	size_t i, k;
+	int st = 0;
+
+	if (!r->built) {
+		oxi_ac_build(a);
+		r->want = xrealloc(r->want, r->n + 1);
+		r->seen = xrealloc(r->seen, r->n + 1);
+		r->seenvia = xrealloc(r->seenvia, (r->n + 1) *
+		    sizeof *r->seenvia);
+		r->built = 1;
+	}
+	memset(r->want, 0, r->n);
+	for (i = 0; i < len; i++) {
+		/* the Kelvin sign and the long s match k and s caselessly:
+		 * a text with them runs every rule */
+		if ((t[i] == 0xe2 && i + 2 < len && t[i + 1] == 0x84 &&
+		    t[i + 2] == 0xaa) || (t[i] == 0xc5 && i + 1 < len &&
+		    t[i + 1] == 0xbf)) {
+			memset(r->want, 1, r->n);
+			return;
+		}
+		st = OXI_AC_NEXT(a, st, t[i]);
+		if (a->out[st])
+			for (k = 0; a->out[st][k] >= 0; k++)
+				r->want[a->out[st][k]] = 1;
+	}
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].always)
+			r->want[i] = 1;
+}
+
+void
 oxi_rules_free(struct oxi_rules *r)
 {
 	size_t i;
@@ -333,5 +393,9 @@ oxi_rules_free(struct oxi_rules *r)
 	oxi_buf_free(&r->dec);
 	oxi_buf_free(&r->raw);
 	oxi_buf_free(&r->defs);
+	oxi_ac_free(&r->ac);
+	free(r->want);
+	free(r->seen);
+	free(r->seenvia);
 	free(r);
 }

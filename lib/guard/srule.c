@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "guard/ac.h"
 #include "guard/guard.h"
 #include "guard/leak.h"
 
@@ -56,18 +57,6 @@ struct srule {
 
 enum { CHECK_NONE, CHECK_JWT };
 
-/* the keyword automaton: byte classes, a goto table, outputs */
-struct ac {
-	unsigned char cls[256];	/* byte to class, 0: no keyword has it */
-	int ncls;
-	int *go;		/* go[state * ncls + class] */
-	int *fail;
-	int **out;		/* per state: rules ending here, -1 ended */
-	unsigned char *longk;	/* per state: a keyword of 3 bytes or more
-				 * ends here */
-	int nstate, capstate;
-};
-
 struct oxi_srules {
 	struct srule *v;
 	size_t n, cap;
@@ -75,16 +64,13 @@ struct oxi_srules {
 	size_t nallow;
 	char **stop;		/* global stop words */
 	size_t nstop;
-	struct ac ac;
+	struct oxi_ac ac;	/* the automaton of the keywords */
 	int *always;		/* rules without keywords, -1 ended */
 	pcre2_match_context *mctx;
 	pcre2_jit_stack *jstack;
 	size_t maxlen;
 	char **defs;		/* defines: name, value, name, value ... */
 	size_t ndefs;
-	/* keywords while parsing: (rule, word) */
-	struct kw { int rule; char *w; } *kw;
-	size_t nkw, capkw;
 };
 
 static void
@@ -259,13 +245,9 @@ setting(struct oxi_srules *rs, struct srule *r, const char *k, size_t kl,
 	if (IS("keywords")) {
 		words(&w, &nw, val, vl);
 		for (i = 0; i < nw; i++) {
-			if (rs->nkw == rs->capkw) {
-				rs->capkw = rs->capkw ? rs->capkw * 2 : 256;
-				rs->kw = xrealloc(rs->kw, rs->capkw *
-				    sizeof *rs->kw);
-			}
-			rs->kw[rs->nkw].rule = (int)(r - rs->v);
-			rs->kw[rs->nkw++].w = w[i];
+			oxi_ac_add(&rs->ac, w[i], strlen(w[i]),
+			    (int)(r - rs->v));
+			free(w[i]);
 			r->nkw++;
 		}
 		free(w);
@@ -346,107 +328,6 @@ setting(struct oxi_srules *rs, struct srule *r, const char *k, size_t kl,
 #undef IS
 }
 
-static int
-acnew(struct ac *a)
-{
-	int s = a->nstate;
-
-	if (a->nstate == a->capstate) {
-		a->capstate = a->capstate ? a->capstate * 2 : 256;
-		a->go = xrealloc(a->go, (size_t)a->capstate * a->ncls *
-		    sizeof *a->go);
-		a->fail = xrealloc(a->fail, (size_t)a->capstate *
-		    sizeof *a->fail);
-		a->out = xrealloc(a->out, (size_t)a->capstate *
-		    sizeof *a->out);
-		a->longk = xrealloc(a->longk, (size_t)a->capstate);
-	}
-	memset(a->go + (size_t)s * a->ncls, 0xff, (size_t)a->ncls *
-	    sizeof *a->go);
-	a->fail[s] = 0;
-	a->out[s] = NULL;
-	a->longk[s] = 0;
-	a->nstate++;
-	return s;
-}
-
-static void
-outadd(int **o, int rule)
-{
-	size_t n = 0;
-
-	if (*o)
-		for (; (*o)[n] >= 0; n++)
-			if ((*o)[n] == rule)
-				return;
-	*o = xrealloc(*o, (n + 2) * sizeof **o);
-	(*o)[n] = rule;
-	(*o)[n + 1] = -1;
-}
-
-/* the automaton of the keywords, breadth first for the fail links */
-static void
-acbuild(struct oxi_srules *rs)
-{
-	struct ac *a = &rs->ac;
-	size_t i, k;
-	int *queue, qh = 0, qt = 0, s, t, c, f;
-	const char *w;
-
-	memset(a->cls, 0, sizeof a->cls);
-	a->ncls = 1;
-	for (i = 0; i < rs->nkw; i++)
-		for (w = rs->kw[i].w; *w; w++)
-			if (!a->cls[(unsigned char)*w])
-				a->cls[(unsigned char)*w] =
-				    (unsigned char)a->ncls++;
-	for (c = 'A'; c <= 'Z'; c++)
-		a->cls[c] = a->cls[c - 'A' + 'a'];
-	acnew(a);
-	for (i = 0; i < rs->nkw; i++) {
-		s = 0;
-		for (w = rs->kw[i].w; *w; w++) {
-			c = a->cls[(unsigned char)*w];
-			if ((t = a->go[s * a->ncls + c]) < 0) {
-				t = acnew(a);
-				a->go[s * a->ncls + c] = t;
-			}
-			s = t;
-		}
-		outadd(&a->out[s], rs->kw[i].rule);
-		if (strlen(rs->kw[i].w) >= 3)
-			a->longk[s] = 1;
-	}
-	queue = xmalloc((size_t)a->nstate * sizeof *queue);
-	for (c = 0; c < a->ncls; c++) {
-		if ((t = a->go[c]) < 0)
-			a->go[c] = 0;
-		else if (t > 0) {
-			a->fail[t] = 0;
-			queue[qt++] = t;
-		}
-	}
-	while (qh < qt) {
-		s = queue[qh++];
-		for (c = 0; c < a->ncls; c++) {
-			t = a->go[s * a->ncls + c];
-			f = a->go[a->fail[s] * a->ncls + c];
-			if (t < 0) {
-				a->go[s * a->ncls + c] = f;
-				continue;
-			}
-			a->fail[t] = f;
-			a->longk[t] |= a->longk[f];
-			if (a->out[f])
-				for (k = 0; a->out[f][k] >= 0; k++)
-					outadd(&a->out[t], a->out[f][k]);
-			queue[qt++] = t;
-		}
-	}
-	free(queue);
-	/* class 0 (a byte in no keyword) leads home from everywhere */
-}
-
 struct oxi_srules *
 oxi_srules_parse(const char *s, size_t n, const char **err,
     unsigned long *line)
@@ -517,7 +398,7 @@ next:
 		if (rs->v[k].maxlen > rs->maxlen)
 			rs->maxlen = rs->v[k].maxlen;
 	}
-	acbuild(rs);
+	oxi_ac_build(&rs->ac);
 	nal = 0;
 	for (k = 0; k < rs->n; k++)
 		if (rs->v[k].nkw == 0) {
@@ -599,7 +480,6 @@ void
 oxi_srules_free(struct oxi_srules *rs)
 {
 	size_t i;
-	int k;
 
 	if (!rs)
 		return;
@@ -613,15 +493,7 @@ oxi_srules_free(struct oxi_srules *rs)
 	refree(rs->allow, rs->nallow);
 	strsfree(rs->stop, rs->nstop);
 	strsfree(rs->defs, rs->ndefs);
-	for (i = 0; i < rs->nkw; i++)
-		free(rs->kw[i].w);
-	free(rs->kw);
-	for (k = 0; k < rs->ac.nstate; k++)
-		free(rs->ac.out[k]);
-	free(rs->ac.go);
-	free(rs->ac.fail);
-	free(rs->ac.out);
-	free(rs->ac.longk);
+	oxi_ac_free(&rs->ac);
 	free(rs->always);
 	if (rs->mctx)
 		pcre2_match_context_free(rs->mctx);
@@ -706,7 +578,9 @@ allowed(const struct oxi_srules *rs, const struct re *v, size_t nv,
 
 /*
  * A JSON Web Token's header is base64url of a JSON object: what it
- * decodes to begins with '{' and ends with '}'.
+ * decodes to begins with '{"' and ends with '}', printable nearly all
+ * through (a header with letters typed into it decodes to bytes that are
+ * not; one mistyped letter is let be)
  */
 static int
 jwtok(const char *s, size_t n)
@@ -714,9 +588,9 @@ jwtok(const char *s, size_t n)
 	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
 	    "qrstuvwxyz0123456789-_";
 	unsigned long acc = 0;
-	size_t i, bits = 0;
+	size_t i, bits = 0, bad = 0;
 	const char *p;
-	int c, first = 0, last = 0;
+	int c, first = 0, second = 0, last = 0;
 
 	for (i = 0; i < n && s[i] != '.'; i++) {
 		if (!(p = memchr(a, s[i], 64)))
@@ -725,14 +599,20 @@ jwtok(const char *s, size_t n)
 		if ((bits += 6) >= 8) {
 			bits -= 8;
 			c = (int)(acc >> bits & 0xff);
-			if (c <= ' ' || c > 0x7e)
-				continue;	/* a mangled byte is let be */
+			if (c < ' ' || c > 0x7e) {
+				bad++;
+				continue;
+			}
+			if (c == ' ')
+				continue;
 			if (!first)
 				first = c;
+			else if (!second)
+				second = c;
 			last = c;
 		}
 	}
-	return first == '{' && last == '}';
+	return first == '{' && second == '"' && last == '}' && bad * 8 <= i;
 }
 
 /* rule k over v's bytes [from, to): its findings to hits */
@@ -808,7 +688,7 @@ int
 oxi_srules_wants(const struct oxi_srules *rs, const struct oxi_view *v,
     int how)
 {
-	const struct ac *a;
+	const struct oxi_ac *a;
 	const unsigned char *t;
 	size_t i, n;
 	int s = 0, c;
@@ -835,7 +715,7 @@ int
 oxi_srules_scan(const struct oxi_srules *rs, const struct oxi_view *v,
     struct oxi_hits *hits)
 {
-	const struct ac *a;
+	const struct oxi_ac *a;
 	const unsigned char *t;
 	size_t i, n, lo, hi, *wlo, *whi, *done;
 	int s, k, *rules, res = 0;
