@@ -6,6 +6,7 @@
  * borrowed, not consumed, and a jv they return is the caller's.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -281,4 +282,114 @@ oxi_json_parse(const char *s, size_t n)
 	if (oxi_json_check(s, n, &why) < 0)
 		return jv_invalid_with_msg(jv_string(why));
 	return jv_parse_sized(s, (int)n);
+}
+
+/* s[0..n) as a JSON string, escaped as libjq escapes (jv strings are
+ * valid UTF-8: other bytes pass as they are) */
+static void
+dumpstr(struct oxi_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, from = 0;
+	char e[6];
+	int k;
+
+	oxi_buf_grow(b, n + 2);
+	b->s[b->len++] = '"';
+	for (i = 0; i < n; i++) {
+		if (p[i] >= 0x20 && p[i] != '"' && p[i] != '\\' &&
+		    p[i] != 0x7f)
+			continue;
+		oxi_buf_cat(b, s + from, i - from);
+		from = i + 1;
+		e[0] = '\\';
+		k = 2;
+		switch (p[i]) {
+		case '"': case '\\': e[1] = (char)p[i]; break;
+		case '\b': e[1] = 'b'; break;
+		case '\t': e[1] = 't'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\f': e[1] = 'f'; break;
+		default:
+			memcpy(e + 1, "u00", 3);
+			e[4] = hex[p[i] >> 4];
+			e[5] = hex[p[i] & 15];
+			k = 6;
+		}
+		oxi_buf_cat(b, e, (size_t)k);
+	}
+	oxi_buf_cat(b, s + from, n - from);
+	oxi_buf_putc(b, '"');
+}
+
+/*
+ * What jv_dump_string(v, 0) writes, at a fraction of its cost: libjq
+ * appends a string character by character, and the requests of oxi-loop
+ * (the history, the tool definitions) went through it on every turn.
+ * Numbers, and anything else rare, are still libjq's own text.
+ */
+void
+oxi_json_dump(struct oxi_buf *b, jv v)
+{
+	int it, first = 1;
+	double d;
+	jv k, x;
+
+	switch (jv_get_kind(v)) {
+	case JV_KIND_STRING:
+		dumpstr(b, jv_string_value(v),
+		    (size_t)jv_string_length_bytes(jv_copy(v)));
+		return;
+	case JV_KIND_ARRAY:
+		oxi_buf_putc(b, '[');
+		jv_array_foreach(v, i, e) {
+			if (i > 0)
+				oxi_buf_putc(b, ',');
+			oxi_json_dump(b, e);
+			jv_free(e);
+		}
+		oxi_buf_putc(b, ']');
+		return;
+	case JV_KIND_OBJECT:
+		oxi_buf_putc(b, '{');
+		for (it = jv_object_iter(v); jv_object_iter_valid(v, it);
+		    it = jv_object_iter_next(v, it), first = 0) {
+			if (!first)
+				oxi_buf_putc(b, ',');
+			k = jv_object_iter_key(v, it);
+			oxi_json_dump(b, k);
+			jv_free(k);
+			oxi_buf_putc(b, ':');
+			x = jv_object_iter_value(v, it);
+			oxi_json_dump(b, x);
+			jv_free(x);
+		}
+		oxi_buf_putc(b, '}');
+		return;
+	case JV_KIND_NULL:
+		oxi_buf_cat(b, "null", 4);
+		return;
+	case JV_KIND_TRUE:
+		oxi_buf_cat(b, "true", 4);
+		return;
+	case JV_KIND_FALSE:
+		oxi_buf_cat(b, "false", 5);
+		return;
+	case JV_KIND_NUMBER:
+		/* small integers, the most of them, as libjq writes them */
+		d = jv_number_value(v);
+		if (d > -1e15 && d < 1e15 && d == (double)(long long)d &&
+		    (d != 0 || !signbit(d))) {
+			oxi_buf_printf(b, "%lld", (long long)d);
+			return;
+		}
+		/* FALLTHROUGH */
+	default:
+		x = jv_dump_string(jv_copy(v), 0);
+		oxi_buf_cat(b, jv_string_value(x),
+		    (size_t)jv_string_length_bytes(jv_copy(x)));
+		jv_free(x);
+	}
 }
