@@ -574,7 +574,7 @@ main(int argc, char *argv[])
 	oxi_peer_stop(&llm);
 	oxi_peer_stop(&tool);
 	oxi_loop_free(loop);
-	sqlite3_close(db);
+	oxi_hist_close(db);
 	jv_free(tools);
 	free(system_prompt);
 	oxi_nd_free(&in);
