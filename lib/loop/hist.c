@@ -195,8 +195,9 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
     const char **err)
 {
 	sqlite3_stmt *st;
+	struct oxi_buf s = OXI_BUF_INIT, xs = OXI_BUF_INIT;
 	char ts[32];
-	jv calls, s = jv_invalid(), extra = jv_object(), xs = jv_invalid();
+	jv calls, extra = jv_object();
 	int r, it;
 
 	if (oxi_hist_stmt(db, "INSERT INTO messages(session, msg_id, ts,"
@@ -214,10 +215,10 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 	calls = jv_object_get(jv_copy(m), jv_string("tool_calls"));
 	if (jv_get_kind(calls) == JV_KIND_ARRAY &&
 	    jv_array_length(jv_copy(calls)) > 0) {
-		s = jv_dump_string(calls, 0);
-		oxi_hist_bind(st, 6, jv_string_value(s));
-	} else
-		jv_free(calls);
+		oxi_json_dump(&s, calls);
+		oxi_hist_bind(st, 6, s.s);
+	}
+	jv_free(calls);
 	oxi_hist_bind(st, 7, oxi_msg_peek(m, "tool_call_id"));
 	for (it = jv_object_iter(m); jv_object_iter_valid(m, it);
 	    it = jv_object_iter_next(m, it)) {
@@ -229,13 +230,13 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 		jv_free(k);
 	}
 	if (jv_object_length(jv_copy(extra)) > 0) {
-		xs = jv_dump_string(jv_copy(extra), 0);
-		oxi_hist_bind(st, 8, jv_string_value(xs));
+		oxi_json_dump(&xs, extra);
+		oxi_hist_bind(st, 8, xs.s);
 	}
 	r = oxi_hist_run(db, st, err);
 	jv_free(extra);
-	jv_free(xs);
-	jv_free(s);
+	oxi_buf_free(&xs);
+	oxi_buf_free(&s);
 	jv_free(m);
 	return r;
 }
