@@ -325,17 +325,78 @@ dumpstr(struct oxi_buf *b, const char *s, size_t n)
 }
 
 /*
- * What jv_dump_string(v, 0) writes, at a fraction of its cost: libjq
- * appends a string character by character, and the requests of oxi-loop
- * (the history, the tool definitions) went through it on every turn.
- * Numbers, and anything else rare, are still libjq's own text.
+ * The texts of the last large values written that libjq shares with
+ * another holder (the tool definitions of every request): the same
+ * value is the same text.  Holding a reference keeps it so, for libjq
+ * changes in place only a value nobody else holds.
  */
-void
-oxi_json_dump(struct oxi_buf *b, jv v)
+#define MEMO		4
+#define MEMO_MIN	1024	/* bytes of a text worth keeping */
+static struct {
+	jv v;
+	struct oxi_buf text;
+} memo[MEMO];
+static int memonext;
+
+static void dump(struct oxi_buf *, jv, int);
+
+/* an array or object v: its text, kept if shared (refs: the references
+ * the caller and its walk hold) */
+static void
+dumpkept(struct oxi_buf *b, jv v, int refs)
 {
-	int it, first = 1;
-	double d;
+	size_t start = b->len;
+	int i, it, first = 1, shared = jv_get_refcnt(v) > refs;
 	jv k, x;
+
+	for (i = 0; shared && i < MEMO; i++)
+		if (memo[i].text.s && jv_identical(jv_copy(memo[i].v),
+		    jv_copy(v))) {
+			oxi_buf_cat(b, memo[i].text.s, memo[i].text.len);
+			return;
+		}
+	if (jv_get_kind(v) == JV_KIND_ARRAY) {
+		oxi_buf_putc(b, '[');
+		jv_array_foreach(v, n, e) {
+			if (n > 0)
+				oxi_buf_putc(b, ',');
+			dump(b, e, 1);
+			jv_free(e);
+		}
+		oxi_buf_putc(b, ']');
+	} else {
+		oxi_buf_putc(b, '{');
+		for (it = jv_object_iter(v); jv_object_iter_valid(v, it);
+		    it = jv_object_iter_next(v, it), first = 0) {
+			if (!first)
+				oxi_buf_putc(b, ',');
+			k = jv_object_iter_key(v, it);
+			dump(b, k, 1);
+			jv_free(k);
+			oxi_buf_putc(b, ':');
+			x = jv_object_iter_value(v, it);
+			dump(b, x, 1);
+			jv_free(x);
+		}
+		oxi_buf_putc(b, '}');
+	}
+	if (!shared || b->len - start < MEMO_MIN)
+		return;
+	i = memonext;
+	memonext = (memonext + 1) % MEMO;
+	if (memo[i].text.s)
+		jv_free(memo[i].v);
+	memo[i].v = jv_copy(v);
+	oxi_buf_reset(&memo[i].text);
+	oxi_buf_cat(&memo[i].text, b->s + start, b->len - start);
+}
+
+/* v (borrowed); nested: v is an element its container's walk copied */
+static void
+dump(struct oxi_buf *b, jv v, int nested)
+{
+	double d;
+	jv x;
 
 	switch (jv_get_kind(v)) {
 	case JV_KIND_STRING:
@@ -343,30 +404,8 @@ oxi_json_dump(struct oxi_buf *b, jv v)
 		    (size_t)jv_string_length_bytes(jv_copy(v)));
 		return;
 	case JV_KIND_ARRAY:
-		oxi_buf_putc(b, '[');
-		jv_array_foreach(v, i, e) {
-			if (i > 0)
-				oxi_buf_putc(b, ',');
-			oxi_json_dump(b, e);
-			jv_free(e);
-		}
-		oxi_buf_putc(b, ']');
-		return;
 	case JV_KIND_OBJECT:
-		oxi_buf_putc(b, '{');
-		for (it = jv_object_iter(v); jv_object_iter_valid(v, it);
-		    it = jv_object_iter_next(v, it), first = 0) {
-			if (!first)
-				oxi_buf_putc(b, ',');
-			k = jv_object_iter_key(v, it);
-			oxi_json_dump(b, k);
-			jv_free(k);
-			oxi_buf_putc(b, ':');
-			x = jv_object_iter_value(v, it);
-			oxi_json_dump(b, x);
-			jv_free(x);
-		}
-		oxi_buf_putc(b, '}');
+		dumpkept(b, v, nested ? 2 : 1);
 		return;
 	case JV_KIND_NULL:
 		oxi_buf_cat(b, "null", 4);
@@ -392,4 +431,16 @@ oxi_json_dump(struct oxi_buf *b, jv v)
 		    (size_t)jv_string_length_bytes(jv_copy(x)));
 		jv_free(x);
 	}
+}
+
+/*
+ * What jv_dump_string(v, 0) writes, at a fraction of its cost: libjq
+ * appends a string character by character, and the requests of oxi-loop
+ * (the history, the tool definitions) went through it on every turn.
+ * Numbers, and anything else rare, are still libjq's own text.
+ */
+void
+oxi_json_dump(struct oxi_buf *b, jv v)
+{
+	dump(b, v, 0);
 }

@@ -241,6 +241,39 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 	return r;
 }
 
+/*
+ * The extra keys of a row, text s, as a value: the last few texts are
+ * kept parsed, for most rows of a window carry the same few (a user
+ * message's "_origin"), and libjq's parser took a tenth of oxi-loop's
+ * time per message parsing them again on every turn
+ */
+static jv
+extrakeys(const char *s)
+{
+	static struct {
+		char *text;
+		jv v;
+	} memo[4];
+	static int next;
+	int i;
+	jv x;
+
+	for (i = 0; i < 4; i++)
+		if (memo[i].text && strcmp(memo[i].text, s) == 0)
+			return jv_copy(memo[i].v);
+	x = oxi_json_parse(s, strlen(s));
+	if (jv_get_kind(x) != JV_KIND_OBJECT || strlen(s) > 256)
+		return x;
+	if (memo[next].text) {
+		free(memo[next].text);
+		jv_free(memo[next].v);
+	}
+	memo[next].text = xstrdup(s);
+	memo[next].v = jv_copy(x);
+	next = (next + 1) % 4;
+	return x;
+}
+
 jv
 oxi_hist_window(sqlite3 *db, const char *session, long long after)
 {
@@ -280,7 +313,7 @@ oxi_hist_window(sqlite3 *db, const char *session, long long after)
 			m = jv_object_set(m, jv_string("tool_call_id"),
 			    jv_string(s));
 		if ((s = (const char *)sqlite3_column_text(st, 4))) {
-			jv x = oxi_json_parse(s, strlen(s));
+			jv x = extrakeys(s);
 
 			if (jv_get_kind(x) == JV_KIND_OBJECT)
 				m = jv_object_merge(x, m);

@@ -163,7 +163,7 @@ main(void)
 		;
 	for (nbad = 0; bad[nbad]; nbad++)
 		;
-	plan(ngood * 2 + nbad * 2 + 12 + 6);
+	plan(ngood * 2 + nbad * 2 + 12 + 9);
 
 	for (i = 0; good[i]; i++) {
 		is_int(check(good[i]), 0, "valid: %s", shown(good[i]));
@@ -247,6 +247,23 @@ main(void)
 		v = oxi_json_parse(s, strlen(s));
 		ok(same(v), "200 nested arrays");
 		free(s);
+
+		/* a large value held twice has its text kept: a change to
+		 * a copy of it is still seen */
+		v = jv_array();
+		for (i = 0; i < 200; i++)
+			v = jv_array_append(v, jv_string("0123456789"));
+		m = jv_copy(v);
+		ok(same(jv_copy(v)) && same(jv_copy(v)),
+		    "a shared large array, twice");
+		m = jv_array_set(m, 7, jv_string("changed"));
+		ok(same(jv_copy(m)) && same(jv_copy(v)),
+		    "its changed copy, then itself again");
+		jv_free(m);
+		m = jv_object_set(jv_object(), jv_string("tools"), jv_copy(v));
+		m = jv_object_set(m, jv_string("n"), jv_number(1));
+		ok(same(jv_copy(m)) && same(m), "inside an object");
+		jv_free(v);
 	}
 	return done();
 }
