@@ -209,7 +209,9 @@ def compare(env, tmp):
     """figures 1 and 4 of BASE and of this build, ROUNDS runs each in
     turn, each on a fresh history; medians over the rounds"""
     runs = {"base": [], "this": []}
+    alone = []
     for r in range(ROUNDS):
+        alone.append(statistics.median(measure_model_alone(env, N)))
         for tag, bindir in (("base", BASE), ("this", BIN)):
             e = dict(env)
             e["PATH"] = bindir + ":" + env["PATH"]
@@ -224,6 +226,10 @@ def compare(env, tmp):
     med = {t: statistics.median(x[0] for x in runs[t]) for t in runs}
     print("  %-38s %10s %10s" % ("pipeline latency (stand-in)",
                                  ms(med["base"]), ms(med["this"])))
+    a = statistics.median(alone)
+    print("  %-38s %10s %10s" % ("added to the model stage alone (%s)"
+                                 % ms(a), ms(med["base"] - a),
+                                 ms(med["this"] - a)))
     names = [k for k in runs["this"][0][1]]
     for k in names:
         v = [statistics.median(x[1].get(k, 0) for x in runs[t])
