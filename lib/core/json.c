@@ -332,6 +332,7 @@ dumpstr(struct oxi_buf *b, const char *s, size_t n)
  */
 #define MEMO		4
 #define MEMO_MIN	1024	/* bytes of a text worth keeping */
+#define MEMO_MAX	65536	/* and at most: what it holds stays small */
 static struct {
 	jv v;
 	struct oxi_buf text;
@@ -380,7 +381,7 @@ dumpkept(struct oxi_buf *b, jv v, int refs)
 		}
 		oxi_buf_putc(b, '}');
 	}
-	if (!shared || b->len - start < MEMO_MIN)
+	if (!shared || b->len - start < MEMO_MIN || b->len - start > MEMO_MAX)
 		return;
 	i = memonext;
 	memonext = (memonext + 1) % MEMO;
