@@ -62,8 +62,7 @@ $(SBX_OBJ): $(SBX_H)
 CHAN_H != ls lib/channel/*.h
 $(CHAN_OBJ): $(NET_H) $(CHAN_H)
 $(GUARD_OBJ): $(GUARD_H)
-LOOP_H != ls lib/loop/*.h
-$(LOOP_OBJ): $(LOOP_H)
+$(LOOP_OBJ): lib/loop/loop.h
 
 lib/liboxi.a: $(LIBOBJ)
 	rm -f $@
