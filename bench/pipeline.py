@@ -19,7 +19,11 @@
      on a busy machine, where the latency does not.
 
 Run by `make bench`; prints one line per figure.  BENCH_N sets the
-number of messages (300).
+number of messages (300).  BENCH_BASE=DIR (the bin directory of another
+build, say main's copied to /tmp) measures figures 1 and 4 with both
+builds in the same run, BENCH_ROUNDS times each (3), one after the other
+in turn, and prints the medians side by side: a change's before and
+after on the same machine at the same time.
 """
 import json
 import os
@@ -32,6 +36,8 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(TOP, "bin")
+BASE = os.environ.get("BENCH_BASE")
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 FAKE = os.path.join(TOP, "tests", "fake")
 N = int(os.environ.get("BENCH_N", "300"))
 
@@ -101,13 +107,13 @@ def cmdline(pid):
         return "?"
 
 
-def start_pipeline(env):
+def start_pipeline(env, bindir):
     stages = [["oxi-recv", "cli"], ["oxi-guard", "in"], ["oxi-loop", "-t", "0"],
               ["oxi-guard", "out"], ["oxi-send", "cli"]]
     procs = []
     prev = subprocess.PIPE
     for i, argv in enumerate(stages):
-        p = subprocess.Popen([os.path.join(BIN, argv[0])] + argv[1:],
+        p = subprocess.Popen([os.path.join(bindir, argv[0])] + argv[1:],
                              stdin=prev, stdout=subprocess.PIPE, env=env,
                              bufsize=0)
         if i > 0:
@@ -139,8 +145,8 @@ def stages(procs):
     return out
 
 
-def measure_pipeline(env, n, tag):
-    procs = start_pipeline(env)
+def measure_pipeline(env, n, bindir=BIN):
+    procs = start_pipeline(env, bindir)
     first, last = procs[0], procs[-1]
     times = []
     cpu0 = None
@@ -199,6 +205,43 @@ def summary(name, t):
         name, ms(statistics.median(t)), ms(t[int(len(t) * 0.95) - 1]), len(t))
 
 
+def compare(env, tmp):
+    """figures 1 and 4 of BASE and of this build, ROUNDS runs each in
+    turn, each on a fresh history; medians over the rounds"""
+    runs = {"base": [], "this": []}
+    alone = []
+    for r in range(ROUNDS):
+        alone.append(statistics.median(measure_model_alone(env, N)))
+        for tag, bindir in (("base", BASE), ("this", BIN)):
+            e = dict(env)
+            e["PATH"] = bindir + ":" + env["PATH"]
+            e["OXI_HOME"] = os.path.join(tmp, "cmp-%s-%d" % (tag, r))
+            piped, _, cpu = measure_pipeline(e, N, bindir)
+            runs[tag].append((statistics.median(piped), dict(
+                (" ".join(os.path.basename(w) for w in name.split()), us)
+                for name, us in cpu)))
+    print("== before (%s) and after (%s), %d rounds each, medians"
+          % (BASE, BIN, ROUNDS))
+    print("  %-38s %10s %10s" % ("", "before", "after"))
+    med = {t: statistics.median(x[0] for x in runs[t]) for t in runs}
+    print("  %-38s %10s %10s" % ("pipeline latency (stand-in)",
+                                 ms(med["base"]), ms(med["this"])))
+    a = statistics.median(alone)
+    print("  %-38s %10s %10s" % ("added to the model stage alone (%s)"
+                                 % ms(a), ms(med["base"] - a),
+                                 ms(med["this"] - a)))
+    names = [k for k in runs["this"][0][1]]
+    for k in names:
+        v = [statistics.median(x[1].get(k, 0) for x in runs[t])
+             for t in ("base", "this")]
+        print("  %-38s %7.1f us %7.1f us" % (k + " CPU", v[0], v[1]))
+    tot = [statistics.median(sum(us for name, us in x[1].items()
+                                 if "python" not in name) for x in runs[t])
+           for t in ("base", "this")]
+    print("  %-38s %7.1f us %7.1f us" % ("all the oxi stages CPU", tot[0],
+                                         tot[1]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="oxi-bench.")
     try:
@@ -216,8 +259,11 @@ def main():
         for k in ("OPENAI_API_KEY", "OXI_OPENAI_BASE_URL"):
             env.pop(k, None)
 
+        if BASE:
+            compare(env, tmp)
+            return
         alone = measure_model_alone(env, N)
-        piped, mem, cpu = measure_pipeline(env, N, "stand-in")
+        piped, mem, cpu = measure_pipeline(env, N)
         added = statistics.median(piped) - statistics.median(alone)
         print("== latency per message (%d messages, one at a time)" % N)
         print(summary("model stage alone (stand-in)", alone))
@@ -245,7 +291,7 @@ def main():
         env2["OXI_LLM"] = "oxi-llm -j"
         env2["OXI_OPENAI_BASE_URL"] = "http://127.0.0.1:%s/v1" % port
         env2["OXI_HOME"] = os.path.join(tmp, "home2")
-        real, mem2, _ = measure_pipeline(env2, N, "oxi-llm")
+        real, mem2, _ = measure_pipeline(env2, N)
         srv.terminate()
         print(summary("whole pipeline with oxi-llm -j and a local fake "
                       "server", real))

@@ -242,26 +242,23 @@ static void
 io_out(void *arg, jv rec)
 {
 	const char *type = oxi_msg_type_peek(rec), *err;
-	size_t n;
-	jv s;
+	size_t n = txout.len;
 
 	(void)arg;
 	if (!txopen) {
 		oxi_nd_out(rec);
 		return;
 	}
-	s = jv_dump_string(jv_copy(rec), 0);
-	n = (size_t)jv_string_length_bytes(jv_copy(s));
-	oxi_buf_cat(&txout, jv_string_value(s), n);
-	oxi_buf_putc(&txout, '\n');
+	oxi_json_dump(&txout, rec);
 	if (strcmp(type, "msg.draft") != 0 && strcmp(type, "typing") != 0 &&
 	    strcmp(type, "status") != 0) {
-		if (oxi_hist_outbox_add(db, jv_string_value(s), n, &err) < 0)
+		if (oxi_hist_outbox_add(db, txout.s + n, txout.len - n,
+		    &err) < 0)
 			oxi_die(OXI_EX_TEMP, "unable to keep a reply in the "
 			    "outbox: %s", err);
 		outboxed = 1;
 	}
-	jv_free(s);
+	oxi_buf_putc(&txout, '\n');
 	jv_free(rec);
 }
 
@@ -592,7 +589,7 @@ main(int argc, char *argv[])
 	oxi_peer_stop(&tool);
 	oxi_peer_stop(&mem);
 	oxi_loop_free(loop);
-	sqlite3_close(db);
+	oxi_hist_close(db);
 	jv_free(tools);
 	free(system_prompt);
 	oxi_nd_free(&in);

@@ -126,8 +126,7 @@ const char *oxi_approved_path(int guard);
 /* getenv that treats "" as unset */
 const char *oxi_getenv(const char *);
 
-/* s6 readiness: writes "\n" to fd and closes it; nothing for fd < 0 */
-void oxi_notify(int fd);
+void oxi_notify(int fd);	/* s6 readiness: "\n" to fd >= 0, closed */
 
 /* sig.c: signals as flags plus a self-pipe for poll loops */
 extern volatile sig_atomic_t oxi_sig_term;	/* SIGTERM or SIGINT seen */
@@ -285,6 +284,8 @@ int oxi_json_check(const char *s, size_t n, const char **why);
 /* jv_parse_sized behind oxi_json_check: the value, or an invalid jv
  * whose message says why (without quoting the text) */
 jv oxi_json_parse(const char *s, size_t n);
+/* appends v (borrowed) to b as jv_dump_string(v, 0) writes it, faster */
+void oxi_json_dump(struct oxi_buf *b, jv v);
 
 /* id.c: ids and times */
 #define OXI_ID_LEN	26
@@ -395,6 +396,5 @@ struct sqlite3 *oxi_db_open(const char *path, const char *const *migrations,
     const char **err);
 /* runs SQL without results: 0 or -1 (message in *err as above) */
 int oxi_db_exec(struct sqlite3 *, const char *sql, const char **err);
-
 
 #endif

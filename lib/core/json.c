@@ -6,6 +6,7 @@
  * borrowed, not consumed, and a jv they return is the caller's.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -281,4 +282,166 @@ oxi_json_parse(const char *s, size_t n)
 	if (oxi_json_check(s, n, &why) < 0)
 		return jv_invalid_with_msg(jv_string(why));
 	return jv_parse_sized(s, (int)n);
+}
+
+/* s[0..n) as a JSON string, escaped as libjq escapes (jv strings are
+ * valid UTF-8: other bytes pass as they are) */
+static void
+dumpstr(struct oxi_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, from = 0;
+	char e[6];
+	int k;
+
+	oxi_buf_grow(b, n + 2);
+	b->s[b->len++] = '"';
+	for (i = 0; i < n; i++) {
+		if (p[i] >= 0x20 && p[i] != '"' && p[i] != '\\' &&
+		    p[i] != 0x7f)
+			continue;
+		oxi_buf_cat(b, s + from, i - from);
+		from = i + 1;
+		e[0] = '\\';
+		k = 2;
+		switch (p[i]) {
+		case '"': case '\\': e[1] = (char)p[i]; break;
+		case '\b': e[1] = 'b'; break;
+		case '\t': e[1] = 't'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\f': e[1] = 'f'; break;
+		default:
+			memcpy(e + 1, "u00", 3);
+			e[4] = hex[p[i] >> 4];
+			e[5] = hex[p[i] & 15];
+			k = 6;
+		}
+		oxi_buf_cat(b, e, (size_t)k);
+	}
+	oxi_buf_cat(b, s + from, n - from);
+	oxi_buf_putc(b, '"');
+}
+
+/*
+ * The texts of the last large values written that libjq shares with
+ * another holder (the tool definitions of every request): the same
+ * value is the same text.  Holding a reference keeps it so, for libjq
+ * changes in place only a value nobody else holds.
+ */
+#define MEMO		4
+#define MEMO_MIN	1024	/* bytes of a text worth keeping */
+#define MEMO_MAX	65536	/* and at most: what it holds stays small */
+static struct {
+	jv v;
+	struct oxi_buf text;
+} memo[MEMO];
+static int memonext;
+
+static void dump(struct oxi_buf *, jv, int);
+
+/* an array or object v: its text, kept if shared (refs: the references
+ * the caller and its walk hold) */
+static void
+dumpkept(struct oxi_buf *b, jv v, int refs)
+{
+	size_t start = b->len;
+	int i, it, first = 1, shared = jv_get_refcnt(v) > refs;
+	jv k, x;
+
+	for (i = 0; shared && i < MEMO; i++)
+		if (memo[i].text.s && jv_identical(jv_copy(memo[i].v),
+		    jv_copy(v))) {
+			oxi_buf_cat(b, memo[i].text.s, memo[i].text.len);
+			return;
+		}
+	if (jv_get_kind(v) == JV_KIND_ARRAY) {
+		oxi_buf_putc(b, '[');
+		jv_array_foreach(v, n, e) {
+			if (n > 0)
+				oxi_buf_putc(b, ',');
+			dump(b, e, 1);
+			jv_free(e);
+		}
+		oxi_buf_putc(b, ']');
+	} else {
+		oxi_buf_putc(b, '{');
+		for (it = jv_object_iter(v); jv_object_iter_valid(v, it);
+		    it = jv_object_iter_next(v, it), first = 0) {
+			if (!first)
+				oxi_buf_putc(b, ',');
+			k = jv_object_iter_key(v, it);
+			dump(b, k, 1);
+			jv_free(k);
+			oxi_buf_putc(b, ':');
+			x = jv_object_iter_value(v, it);
+			dump(b, x, 1);
+			jv_free(x);
+		}
+		oxi_buf_putc(b, '}');
+	}
+	if (!shared || b->len - start < MEMO_MIN || b->len - start > MEMO_MAX)
+		return;
+	i = memonext;
+	memonext = (memonext + 1) % MEMO;
+	if (memo[i].text.s)
+		jv_free(memo[i].v);
+	memo[i].v = jv_copy(v);
+	oxi_buf_reset(&memo[i].text);
+	oxi_buf_cat(&memo[i].text, b->s + start, b->len - start);
+}
+
+/* v (borrowed); nested: v is an element its container's walk copied */
+static void
+dump(struct oxi_buf *b, jv v, int nested)
+{
+	double d;
+	jv x;
+
+	switch (jv_get_kind(v)) {
+	case JV_KIND_STRING:
+		dumpstr(b, jv_string_value(v),
+		    (size_t)jv_string_length_bytes(jv_copy(v)));
+		return;
+	case JV_KIND_ARRAY:
+	case JV_KIND_OBJECT:
+		dumpkept(b, v, nested ? 2 : 1);
+		return;
+	case JV_KIND_NULL:
+		oxi_buf_cat(b, "null", 4);
+		return;
+	case JV_KIND_TRUE:
+		oxi_buf_cat(b, "true", 4);
+		return;
+	case JV_KIND_FALSE:
+		oxi_buf_cat(b, "false", 5);
+		return;
+	case JV_KIND_NUMBER:
+		/* small integers, the most of them, as libjq writes them */
+		d = jv_number_value(v);
+		if (d > -1e15 && d < 1e15 && d == (double)(long long)d &&
+		    (d != 0 || !signbit(d))) {
+			oxi_buf_printf(b, "%lld", (long long)d);
+			return;
+		}
+		/* FALLTHROUGH */
+	default:
+		x = jv_dump_string(jv_copy(v), 0);
+		oxi_buf_cat(b, jv_string_value(x),
+		    (size_t)jv_string_length_bytes(jv_copy(x)));
+		jv_free(x);
+	}
+}
+
+/*
+ * What jv_dump_string(v, 0) writes, at a fraction of its cost: libjq
+ * appends a string character by character, and the requests of oxi-loop
+ * (the history, the tool definitions) went through it on every turn.
+ * Numbers, and anything else rare, are still libjq's own text.
+ */
+void
+oxi_json_dump(struct oxi_buf *b, jv v)
+{
+	dump(b, v, 0);
 }

@@ -576,14 +576,18 @@ oxi_nd_write_raw(int fd, const char *line, size_t len)
 int
 oxi_nd_write(int fd, jv rec)
 {
-	jv s;
+	static struct oxi_buf b = OXI_BUF_INIT;	/* kept between records */
 	int r, e;
 
-	s = jv_dump_string(rec, 0);
-	r = oxi_nd_write_raw(fd, jv_string_value(s),
-	    (size_t)jv_string_length_bytes(jv_copy(s)));
+	oxi_buf_reset(&b);
+	oxi_json_dump(&b, rec);
+	jv_free(rec);
+	oxi_buf_putc(&b, '\n');
+	r = oxi_writeall(fd, b.s, b.len);
 	e = errno;
-	jv_free(s);
+	/* a large record does not keep its memory */
+	if (b.cap > 65536)
+		oxi_buf_free(&b);
 	errno = e;
 	return r;
 }

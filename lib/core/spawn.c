@@ -224,18 +224,14 @@ oxi_coproc_flush(struct oxi_coproc *c)
 int
 oxi_coproc_send(struct oxi_coproc *c, jv rec)
 {
-	jv s;
-
 	if (c->in < 0) {
 		jv_free(rec);
 		errno = EPIPE;
 		return -1;
 	}
-	s = jv_dump_string(rec, 0);
-	oxi_buf_cat(&c->outq, jv_string_value(s),
-	    (size_t)jv_string_length_bytes(jv_copy(s)));
+	oxi_json_dump(&c->outq, rec);
 	oxi_buf_putc(&c->outq, '\n');
-	jv_free(s);
+	jv_free(rec);
 	return oxi_coproc_flush(c);
 }
 

@@ -114,17 +114,19 @@ oxi_loop_window(const char *model)
 static size_t
 strbytes(jv s)
 {
+	static unsigned char esc[256];	/* bytes a byte takes, less one */
 	const unsigned char *p = (const unsigned char *)jv_string_value(s);
-	size_t i, n = (size_t)jv_string_length_bytes(jv_copy(s)), len = 2;
+	size_t i, n = (size_t)jv_string_length_bytes(jv_copy(s)), len = n + 2;
 
+	if (!esc[0]) {
+		for (i = 0; i < 0x20; i++)
+			esc[i] = 5;	/* \u00XX */
+		esc[0x7f] = 5;
+		esc['"'] = esc['\\'] = esc['\b'] = esc['\t'] = esc['\r'] =
+		    esc['\n'] = esc['\f'] = 1;
+	}
 	for (i = 0; i < n; i++)
-		if (p[i] == '"' || p[i] == '\\' || p[i] == '\b' ||
-		    p[i] == '\t' || p[i] == '\r' || p[i] == '\n' || p[i] == '\f')
-			len += 2;
-		else if (p[i] < 0x20 || p[i] == 0x7f)
-			len += 6;	/* \u00XX */
-		else
-			len++;
+		len += esc[p[i]];
 	return len;
 }
 
@@ -160,11 +162,13 @@ bytes(jv v)
 			jv_free(s);
 		}
 		return n ? n + 1 : 2;
-	default:	/* numbers, true, false, null: short */
-		s = jv_dump_string(jv_copy(v), 0);
-		n = (size_t)jv_string_length_bytes(jv_copy(s));
-		jv_free(s);
-		return n;
+	default: {	/* numbers, true, false, null: short */
+		static struct oxi_buf b = OXI_BUF_INIT;
+
+		oxi_buf_reset(&b);
+		oxi_json_dump(&b, v);
+		return b.len;
+	}
 	}
 }
 
@@ -444,15 +448,22 @@ cut_one(jv *msgs)
 static jv
 strip(jv win)
 {
-	int i, n = jv_array_length(jv_copy(win));
+	static const char *const names[] = { "_seq", "_msg", "_src",
+		"_origin" };
+	static jv keys[4];
+	int i, k, n = jv_array_length(jv_copy(win));
 	jv m;
 
+	/* made once: a key made anew is a malloc and a UTF-8 check */
+	if (jv_get_kind(keys[0]) != JV_KIND_STRING)
+		for (k = 0; k < 4; k++)
+			keys[k] = jv_string(names[k]);
 	for (i = 0; i < n; i++) {
 		m = jv_array_get(jv_copy(win), i);
-		m = jv_object_delete(m, jv_string("_seq"));
-		m = jv_object_delete(m, jv_string("_msg"));
-		m = jv_object_delete(m, jv_string("_src"));
-		m = jv_object_delete(m, jv_string("_origin"));
+		/* the array lets go of m first: deleting copies no object */
+		win = jv_array_set(win, i, jv_null());
+		for (k = 0; k < 4; k++)
+			m = jv_object_delete(m, jv_copy(keys[k]));
 		win = jv_array_set(win, i, m);
 	}
 	return win;

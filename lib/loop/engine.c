@@ -38,11 +38,10 @@ int
 oxi_loop_msg(struct oxi_loop *l, jv in)
 {
 	struct turn *t, *u, **pp;
-	struct oxi_buf key = OXI_BUF_INIT;
+	struct oxi_buf key = OXI_BUF_INIT, rec = OXI_BUF_INIT;
 	const char *thread, *err, *st, *msgid = field(in, "id");
 	char buf[16];
 	int busy = 0, r;
-	jv rec;
 
 	if (l->failed) {
 		jv_free(in);
@@ -79,17 +78,17 @@ oxi_loop_msg(struct oxi_loop *l, jv in)
 	t->sigs = jv_object();
 	t->replyid = oxi_out_id("reply", msgid);
 	t->taint = oxi_loop_taint_new(field(in, "trust"), field(in, "channel"));
-	rec = jv_dump_string(jv_copy(in), 0);
+	oxi_json_dump(&rec, in);
 	if (oxi_hist_session(l->db, t->key, 0, &t->session, &err) < 0 ||
 	    (st && oxi_hist_forget(l->db, t->msgid, &err) < 0) ||
 	    oxi_hist_mark(l->db, t->msgid, t->session, "working", &err) < 0 ||
-	    oxi_hist_keep(l->db, t->msgid, jv_string_value(rec), &err) < 0) {
-		jv_free(rec);
+	    oxi_hist_keep(l->db, t->msgid, rec.s, &err) < 0) {
+		oxi_buf_free(&rec);
 		oxi_out_dbfail(l, "record a message", err);
 		oxi_turn_free(t);
 		return -1;
 	}
-	jv_free(rec);
+	oxi_buf_free(&rec);
 
 	for (pp = &l->turns; *pp; pp = &(*pp)->next)
 		if (strcmp((*pp)->key, t->key) == 0)

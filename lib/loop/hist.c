@@ -18,7 +18,7 @@
 #include <sqlite3.h>
 
 #include "oxi.h"
-#include "loop/loop.h"
+#include "loop/hist.h"
 
 static const char *const migrations[] = {
 	"CREATE TABLE messages("
@@ -82,10 +82,79 @@ ownkey(const char *k)
 	    strcmp(k, "tool_calls") == 0 || strcmp(k, "tool_call_id") == 0;
 }
 
+/* the statements kept (hist.h), of every database handle open */
+#define KEPT	64
+static struct kept {
+	sqlite3 *db;		/* or NULL: a free slot */
+	const char *sql;	/* the key, with db */
+	sqlite3_stmt *st;
+	int busy;		/* handed out, not yet ended */
+} kept[KEPT];
+
 sqlite3 *
 oxi_hist_open(const char *path, const char **err)
 {
 	return oxi_db_open(path, migrations, err);
+}
+
+void
+oxi_hist_close(sqlite3 *db)
+{
+	struct kept *k;
+
+	if (!db)
+		return;
+	for (k = kept; k < kept + KEPT; k++)
+		if (k->db == db) {
+			sqlite3_finalize(k->st);
+			memset(k, 0, sizeof *k);
+		}
+	sqlite3_close(db);
+}
+
+int
+oxi_hist_stmt(sqlite3 *db, const char *sql, sqlite3_stmt **st,
+    const char **err)
+{
+	struct kept *k, *slot = NULL;
+
+	for (k = kept; k < kept + KEPT; k++) {
+		if (k->db == db && k->sql == sql && !k->busy) {
+			k->busy = 1;
+			*st = k->st;
+			return 0;
+		}
+		if (!k->db && !slot)
+			slot = k;
+	}
+	/* a new text, or this one in use: kept if there is room */
+	if (sqlite3_prepare_v3(db, sql, -1, slot ? SQLITE_PREPARE_PERSISTENT :
+	    0, st, NULL) != SQLITE_OK) {
+		*err = sqlite3_errmsg(db);
+		return -1;
+	}
+	if (slot) {
+		slot->db = db;
+		slot->sql = sql;
+		slot->st = *st;
+		slot->busy = 1;
+	}
+	return 0;
+}
+
+void
+oxi_hist_end(sqlite3_stmt *st)
+{
+	struct kept *k;
+
+	for (k = kept; k < kept + KEPT; k++)
+		if (k->st == st && k->db) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			k->busy = 0;
+			return;
+		}
+	sqlite3_finalize(st);
 }
 
 void
@@ -113,7 +182,7 @@ oxi_hist_run(sqlite3 *db, sqlite3_stmt *st, const char **err)
 {
 	int rc = sqlite3_step(st);
 
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		*err = sqlite3_errmsg(db);
 		return -1;
@@ -126,15 +195,15 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
     const char **err)
 {
 	sqlite3_stmt *st;
+	struct oxi_buf s = OXI_BUF_INIT, xs = OXI_BUF_INIT;
 	char ts[32];
-	jv calls, s = jv_invalid(), extra = jv_object(), xs = jv_invalid();
+	jv calls, extra = jv_object();
 	int r, it;
 
-	if (sqlite3_prepare_v2(db, "INSERT INTO messages(session, msg_id, ts,"
+	if (oxi_hist_stmt(db, "INSERT INTO messages(session, msg_id, ts,"
 	    " role, content, tool_calls, tool_call_id, extra)"
-	    " VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+	    " VALUES(?,?,?,?,?,?,?,?)", &st, err) < 0) {
 		jv_free(m);
-		*err = sqlite3_errmsg(db);
 		return -1;
 	}
 	oxi_time_now(ts);
@@ -146,10 +215,10 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 	calls = jv_object_get(jv_copy(m), jv_string("tool_calls"));
 	if (jv_get_kind(calls) == JV_KIND_ARRAY &&
 	    jv_array_length(jv_copy(calls)) > 0) {
-		s = jv_dump_string(calls, 0);
-		oxi_hist_bind(st, 6, jv_string_value(s));
-	} else
-		jv_free(calls);
+		oxi_json_dump(&s, calls);
+		oxi_hist_bind(st, 6, s.s);
+	}
+	jv_free(calls);
 	oxi_hist_bind(st, 7, oxi_msg_peek(m, "tool_call_id"));
 	for (it = jv_object_iter(m); jv_object_iter_valid(m, it);
 	    it = jv_object_iter_next(m, it)) {
@@ -161,15 +230,48 @@ oxi_hist_add(sqlite3 *db, const char *session, const char *msgid, jv m,
 		jv_free(k);
 	}
 	if (jv_object_length(jv_copy(extra)) > 0) {
-		xs = jv_dump_string(jv_copy(extra), 0);
-		oxi_hist_bind(st, 8, jv_string_value(xs));
+		oxi_json_dump(&xs, extra);
+		oxi_hist_bind(st, 8, xs.s);
 	}
 	r = oxi_hist_run(db, st, err);
 	jv_free(extra);
-	jv_free(xs);
-	jv_free(s);
+	oxi_buf_free(&xs);
+	oxi_buf_free(&s);
 	jv_free(m);
 	return r;
+}
+
+/*
+ * The extra keys of a row, text s, as a value: the last few texts are
+ * kept parsed, for most rows of a window carry the same few (a user
+ * message's "_origin"), and libjq's parser took a tenth of oxi-loop's
+ * time per message parsing them again on every turn
+ */
+static jv
+extrakeys(const char *s)
+{
+	static struct {
+		char *text;
+		jv v;
+	} memo[4];
+	static int next;
+	int i;
+	jv x;
+
+	for (i = 0; i < 4; i++)
+		if (memo[i].text && strcmp(memo[i].text, s) == 0)
+			return jv_copy(memo[i].v);
+	x = oxi_json_parse(s, strlen(s));
+	if (jv_get_kind(x) != JV_KIND_OBJECT || strlen(s) > 256)
+		return x;
+	if (memo[next].text) {
+		free(memo[next].text);
+		jv_free(memo[next].v);
+	}
+	memo[next].text = xstrdup(s);
+	memo[next].v = jv_copy(x);
+	next = (next + 1) % 4;
+	return x;
 }
 
 jv
@@ -177,15 +279,14 @@ oxi_hist_window(sqlite3 *db, const char *session, long long after)
 {
 	sqlite3_stmt *st;
 	jv out = jv_array(), m, calls;
-	const char *s;
+	const char *s, *err;
 	int started = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT role, content, tool_calls,"
+	if (oxi_hist_stmt(db, "SELECT role, content, tool_calls,"
 	    " tool_call_id, extra, seq, msg_id FROM messages WHERE session = ?"
-	    " AND seq > ? AND dropped = 0 ORDER BY seq", -1, &st,
-	    NULL) != SQLITE_OK) {
+	    " AND seq > ? AND dropped = 0 ORDER BY seq", &st, &err) < 0) {
 		jv_free(out);
-		return jv_invalid_with_msg(jv_string(sqlite3_errmsg(db)));
+		return jv_invalid_with_msg(jv_string(err));
 	}
 	oxi_hist_bind(st, 1, session);
 	sqlite3_bind_int64(st, 2, after);
@@ -212,7 +313,7 @@ oxi_hist_window(sqlite3 *db, const char *session, long long after)
 			m = jv_object_set(m, jv_string("tool_call_id"),
 			    jv_string(s));
 		if ((s = (const char *)sqlite3_column_text(st, 4))) {
-			jv x = oxi_json_parse(s, strlen(s));
+			jv x = extrakeys(s);
 
 			if (jv_get_kind(x) == JV_KIND_OBJECT)
 				m = jv_object_merge(x, m);
@@ -225,7 +326,7 @@ oxi_hist_window(sqlite3 *db, const char *session, long long after)
 		m = jv_object_set(m, jv_string("_msg"), jv_string(s ? s : ""));
 		out = jv_array_append(out, m);
 	}
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	return out;
 }
 
@@ -235,15 +336,17 @@ oxi_hist_state(sqlite3 *db, const char *msgid, char *buf, size_t n)
 	sqlite3_stmt *st;
 	const char *r = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT state FROM inbox WHERE msg_id = ?",
-	    -1, &st, NULL) != SQLITE_OK)
+	const char *err;
+
+	if (oxi_hist_stmt(db, "SELECT state FROM inbox WHERE msg_id = ?", &st,
+	    &err) < 0)
 		return NULL;
 	oxi_hist_bind(st, 1, msgid);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(buf, n, "%s", sqlite3_column_text(st, 0));
 		r = buf;
 	}
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	return r;
 }
 
@@ -254,7 +357,7 @@ oxi_hist_mark(sqlite3 *db, const char *msgid, const char *session,
 	sqlite3_stmt *st;
 	char ts[32];
 
-	if (oxi_hist_prep(db, "INSERT INTO inbox(msg_id, session, ts,"
+	if (oxi_hist_stmt(db, "INSERT INTO inbox(msg_id, session, ts,"
 	    " state) VALUES(?,?,?,?) ON CONFLICT(msg_id) DO UPDATE"
 	    " SET state = excluded.state, ts = excluded.ts, rec = CASE"
 	    " WHEN excluded.state = 'working' THEN rec END", &st, err) < 0)
@@ -274,7 +377,7 @@ onmsg(sqlite3 *db, const char *sql, const char *msgid, long long n,
 {
 	sqlite3_stmt *st;
 
-	if (oxi_hist_prep(db, sql, &st, err) < 0)
+	if (oxi_hist_stmt(db, sql, &st, err) < 0)
 		return -1;
 	oxi_hist_bind(st, 1, msgid);
 	if (sqlite3_bind_parameter_count(st) >= 2)

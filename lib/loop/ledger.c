@@ -13,7 +13,7 @@
 #include <sqlite3.h>
 
 #include "oxi.h"
-#include "loop/loop.h"
+#include "loop/hist.h"
 
 int
 oxi_hist_keep(sqlite3 *db, const char *msgid, const char *rec,
@@ -21,7 +21,7 @@ oxi_hist_keep(sqlite3 *db, const char *msgid, const char *rec,
 {
 	sqlite3_stmt *st;
 
-	if (oxi_hist_prep(db, "UPDATE inbox SET rec = ?2 WHERE msg_id = ?1",
+	if (oxi_hist_stmt(db, "UPDATE inbox SET rec = ?2 WHERE msg_id = ?1",
 	    &st, err) < 0)
 		return -1;
 	oxi_hist_bind(st, 1, msgid);
@@ -37,7 +37,7 @@ oxi_hist_working(sqlite3 *db)
 	jv a = jv_array();
 	int rc;
 
-	if (oxi_hist_prep(db, "SELECT rec FROM inbox WHERE state = 'working'"
+	if (oxi_hist_stmt(db, "SELECT rec FROM inbox WHERE state = 'working'"
 	    " AND rec IS NOT NULL ORDER BY ts, rowid", &st, &err) < 0) {
 		jv_free(a);
 		return jv_invalid_with_msg(jv_string(err));
@@ -46,7 +46,7 @@ oxi_hist_working(sqlite3 *db)
 		a = jv_array_append(a, jv_string_sized(
 		    (const char *)sqlite3_column_text(st, 0),
 		    sqlite3_column_bytes(st, 0)));
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	if (rc != SQLITE_DONE) {
 		jv_free(a);
 		return jv_invalid_with_msg(jv_string(sqlite3_errmsg(db)));
@@ -60,7 +60,7 @@ oxi_hist_outbox_add(sqlite3 *db, const char *line, size_t n,
 {
 	sqlite3_stmt *st;
 
-	if (oxi_hist_prep(db, "INSERT INTO outbox(line) VALUES(?)", &st,
+	if (oxi_hist_stmt(db, "INSERT INTO outbox(line) VALUES(?)", &st,
 	    err) < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, line, (int)n, SQLITE_TRANSIENT);
@@ -73,7 +73,7 @@ oxi_hist_outbox_load(sqlite3 *db, struct oxi_buf *b, const char **err)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (oxi_hist_prep(db, "SELECT line FROM outbox ORDER BY seq", &st,
+	if (oxi_hist_stmt(db, "SELECT line FROM outbox ORDER BY seq", &st,
 	    err) < 0)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -81,7 +81,7 @@ oxi_hist_outbox_load(sqlite3 *db, struct oxi_buf *b, const char **err)
 		    (size_t)sqlite3_column_bytes(st, 0));
 		oxi_buf_putc(b, '\n');
 	}
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	if (rc != SQLITE_DONE) {
 		*err = sqlite3_errmsg(db);
 		return -1;
@@ -92,5 +92,9 @@ oxi_hist_outbox_load(sqlite3 *db, struct oxi_buf *b, const char **err)
 int
 oxi_hist_outbox_clear(sqlite3 *db, const char **err)
 {
-	return oxi_db_exec(db, "DELETE FROM outbox", err);
+	sqlite3_stmt *st;
+
+	if (oxi_hist_stmt(db, "DELETE FROM outbox", &st, err) < 0)
+		return -1;
+	return oxi_hist_run(db, st, err);
 }

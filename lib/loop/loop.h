@@ -219,12 +219,13 @@ long oxi_loop_tokens(jv m);
 struct sqlite3_stmt;
 /* opens and migrates the history database; NULL with *err as oxi_db_open */
 struct sqlite3 *oxi_hist_open(const char *path, const char **err);
-/* prepares sql in *st */
+void oxi_hist_close(struct sqlite3 *);	/* and the statements it keeps */
+/* prepares sql in *st: the caller's, to finalize or oxi_hist_run */
 int oxi_hist_prep(struct sqlite3 *, const char *sql,
     struct sqlite3_stmt **st, const char **err);
 /* binds s, or NULL, to parameter i */
 void oxi_hist_bind(struct sqlite3_stmt *, int i, const char *s);
-/* steps st once and finalizes it */
+/* steps st once and finalizes it (resets it if it is kept: hist.h) */
 int oxi_hist_run(struct sqlite3 *, struct sqlite3_stmt *st, const char **err);
 /* appends message m (consumed): {"role","content","tool_calls","tool_call_id"} */
 int oxi_hist_add(struct sqlite3 *, const char *session, const char *msgid,
@@ -247,9 +248,8 @@ int oxi_hist_keep(struct sqlite3 *, const char *msgid, const char *rec,
 /* the texts kept of the "working" messages, in order of arrival: an
  * array of strings, or an invalid jv with a message */
 jv oxi_hist_working(struct sqlite3 *);
-/* the outbox: what a transaction writes to stdout, kept until the next
- * so that a kill between commit and write loses nothing: written again at
- * start.  add a line (no newline); load the lines into b; clear them */
+/* the outbox (ledger.c): a transaction's output until the next one,
+ * written again at start.  add a line (no newline); load into b; clear */
 int oxi_hist_outbox_add(struct sqlite3 *, const char *line, size_t n,
     const char **err);
 int oxi_hist_outbox_load(struct sqlite3 *, struct oxi_buf *b,

@@ -18,7 +18,7 @@
 #include <sqlite3.h>
 
 #include "oxi.h"
-#include "loop/loop.h"
+#include "loop/hist.h"
 
 int
 oxi_hist_session(sqlite3 *db, const char *key, int fresh, char **id,
@@ -30,7 +30,7 @@ oxi_hist_session(sqlite3 *db, const char *key, int fresh, char **id,
 	long long n = 0;
 
 	*id = NULL;
-	if (oxi_hist_prep(db, "SELECT id, n FROM sessions WHERE key = ?"
+	if (oxi_hist_stmt(db, "SELECT id, n FROM sessions WHERE key = ?"
 	    " ORDER BY n DESC LIMIT 1", &st, err) < 0)
 		return -1;
 	oxi_hist_bind(st, 1, key);
@@ -40,7 +40,7 @@ oxi_hist_session(sqlite3 *db, const char *key, int fresh, char **id,
 			*id = xstrdup((const char *)sqlite3_column_text(st,
 			    0));
 	}
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	if (*id)
 		return 0;
 	if (n == 0)
@@ -49,7 +49,7 @@ oxi_hist_session(sqlite3 *db, const char *key, int fresh, char **id,
 		oxi_id_new(ulid);
 		oxi_buf_printf(&b, "%s#%s", key, ulid);
 	}
-	if (oxi_hist_prep(db, "INSERT INTO sessions(id, key, n, ts) VALUES(?,?,?,?)",
+	if (oxi_hist_stmt(db, "INSERT INTO sessions(id, key, n, ts) VALUES(?,?,?,?)",
 	    &st, err) < 0) {
 		oxi_buf_free(&b);
 		return -1;
@@ -74,7 +74,7 @@ oxi_hist_sessions(sqlite3 *db, const char *key)
 	const char *err, *s;
 	jv out = jv_array(), o;
 
-	if (oxi_hist_prep(db, "SELECT n, id, ts, model, (SELECT count(*) FROM messages"
+	if (oxi_hist_stmt(db, "SELECT n, id, ts, model, (SELECT count(*) FROM messages"
 	    " m WHERE m.session = s.id AND m.dropped = 0 AND m.role = 'user')"
 	    " FROM sessions s WHERE key = ? ORDER BY n", &st, &err) < 0) {
 		jv_free(out);
@@ -96,7 +96,7 @@ oxi_hist_sessions(sqlite3 *db, const char *key)
 		    jv_number((double)sqlite3_column_int64(st, 4)));
 		out = jv_array_append(out, o);
 	}
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	return out;
 }
 
@@ -107,13 +107,13 @@ oxi_hist_model(sqlite3 *db, const char *session)
 	const char *err, *s;
 	char *r = NULL;
 
-	if (oxi_hist_prep(db, "SELECT model FROM sessions WHERE id = ?", &st, &err) < 0)
+	if (oxi_hist_stmt(db, "SELECT model FROM sessions WHERE id = ?", &st, &err) < 0)
 		return NULL;
 	oxi_hist_bind(st, 1, session);
 	if (sqlite3_step(st) == SQLITE_ROW &&
 	    (s = (const char *)sqlite3_column_text(st, 0)))
 		r = xstrdup(s);
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	return r;
 }
 
@@ -123,7 +123,7 @@ oxi_hist_setmodel(sqlite3 *db, const char *session, const char *model,
 {
 	sqlite3_stmt *st;
 
-	if (oxi_hist_prep(db, "UPDATE sessions SET model = ? WHERE id = ?", &st,
+	if (oxi_hist_stmt(db, "UPDATE sessions SET model = ? WHERE id = ?", &st,
 	    err) < 0)
 		return -1;
 	oxi_hist_bind(st, 1, model);
@@ -139,7 +139,7 @@ oxi_hist_summary(sqlite3 *db, const char *session, long long *upto)
 	jv r = jv_null();
 
 	*upto = 0;
-	if (oxi_hist_prep(db, "SELECT upto, content FROM summaries WHERE session = ?"
+	if (oxi_hist_stmt(db, "SELECT upto, content FROM summaries WHERE session = ?"
 	    " ORDER BY seq DESC LIMIT 1", &st, &err) < 0)
 		return jv_invalid_with_msg(jv_string(err));
 	oxi_hist_bind(st, 1, session);
@@ -147,7 +147,7 @@ oxi_hist_summary(sqlite3 *db, const char *session, long long *upto)
 		*upto = sqlite3_column_int64(st, 0);
 		r = jv_string((const char *)sqlite3_column_text(st, 1));
 	}
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	return r;
 }
 
@@ -158,7 +158,7 @@ oxi_hist_summarise(sqlite3 *db, const char *session, long long upto,
 	sqlite3_stmt *st;
 	char ts[32];
 
-	if (oxi_hist_prep(db, "INSERT INTO summaries(session, upto, ts, content)"
+	if (oxi_hist_stmt(db, "INSERT INTO summaries(session, upto, ts, content)"
 	    " VALUES(?,?,?,?)", &st, err) < 0)
 		return -1;
 	oxi_time_now(ts);
@@ -176,7 +176,7 @@ oxi_hist_usage(sqlite3 *db, const char *session, long long input,
 	sqlite3_stmt *st;
 	char ts[32];
 
-	if (oxi_hist_prep(db, "INSERT INTO usage(session, ts, input, output, cost)"
+	if (oxi_hist_stmt(db, "INSERT INTO usage(session, ts, input, output, cost)"
 	    " VALUES(?,?,?,?,?)", &st, err) < 0)
 		return -1;
 	oxi_time_now(ts);
@@ -199,7 +199,7 @@ oxi_hist_spent(sqlite3 *db, const char *session, const char *since,
 	const char *err;
 
 	memset(sp, 0, sizeof *sp);
-	if (oxi_hist_prep(db, "SELECT count(*), total(input), total(output),"
+	if (oxi_hist_stmt(db, "SELECT count(*), total(input), total(output),"
 	    " total(cost), count(cost) FROM usage WHERE (?1 IS NULL OR"
 	    " session = ?1) AND ts >= ?2", &st, &err) < 0)
 		return -1;
@@ -212,7 +212,7 @@ oxi_hist_spent(sqlite3 *db, const char *session, const char *since,
 		sp->cost = sqlite3_column_double(st, 3);
 		sp->priced = sqlite3_column_int64(st, 4);
 	}
-	sqlite3_finalize(st);
+	oxi_hist_end(st);
 	return 0;
 }
 
@@ -246,7 +246,7 @@ oxi_hist_prune_size(sqlite3 *db, long long max, const char **err)
 	/* the oldest quarter of the messages at a time, at most four
 	 * times: what prune may not forget stays, and may keep it over */
 	for (i = 0; i < 4 && used(db) > max; i++) {
-		if (oxi_hist_prep(db, "SELECT ts FROM messages ORDER BY ts"
+		if (oxi_hist_stmt(db, "SELECT ts FROM messages ORDER BY ts"
 		    " LIMIT 1 OFFSET (SELECT count(*) FROM messages) / 4", &st,
 		    err) < 0)
 			return -1;
@@ -255,7 +255,7 @@ oxi_hist_prune_size(sqlite3 *db, long long max, const char **err)
 		    sqlite3_column_text(st, 0))
 			snprintf(before, sizeof before, "%s",
 			    (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
+		oxi_hist_end(st);
 		if (!before[0] || oxi_hist_prune(db, before, err) < 0)
 			return before[0] ? -1 : 0;
 	}
@@ -283,7 +283,7 @@ oxi_hist_prune(sqlite3 *db, const char *before, const char **err)
 	int i;
 
 	for (i = 0; sql[i]; i++) {
-		if (oxi_hist_prep(db, sql[i], &st, err) < 0)
+		if (oxi_hist_stmt(db, sql[i], &st, err) < 0)
 			return -1;
 		oxi_hist_bind(st, 1, before);
 		if (oxi_hist_run(db, st, err) < 0)

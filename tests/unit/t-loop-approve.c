@@ -322,7 +322,7 @@ main(void)
 	oxi_loop_free(l2);
 
 	oxi_loop_free(l);
-	sqlite3_close(db);
+	oxi_hist_close(db);
 	unlink(store);
 	unlink(once);
 	rmdir(dir);

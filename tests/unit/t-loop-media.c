@@ -333,7 +333,7 @@ main(void)
 	    "the model stage exits during a transcribe: the turn fails");
 
 	oxi_loop_free(l);
-	sqlite3_close(db);
+	oxi_hist_close(db);
 	cap_free(&c, cfg.tools);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
 	if (system(cmd) != 0)

@@ -439,7 +439,7 @@ main(void)
 
 	free(big);
 	oxi_loop_free(l);
-	sqlite3_close(db);
+	oxi_hist_close(db);
 	cap_free(&c, cfg.tools);
 	plan(tap_n);
 	return done();

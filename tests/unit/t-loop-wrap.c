@@ -291,7 +291,7 @@ main(void)
 	ok(strstr(lasttaint(&c), "web:https://e.org") != NULL, "the turn it "
 	    "serves carries them: %s", lasttaint(&c));
 	oxi_loop_free(l);
-	sqlite3_close(db);
+	oxi_hist_close(db);
 	cap_free(&c, cfg.tools);
 	return done();
 }

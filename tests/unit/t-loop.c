@@ -381,7 +381,7 @@ main(void)
 	is_int(oxi_loop_tick(l), -1, "and the engine stays failed");
 
 	oxi_loop_free(l);
-	sqlite3_close(db);
+	oxi_hist_close(db);
 	cap_free(&c, cfg.tools);
 	plan(tap_n);
 	return done();
