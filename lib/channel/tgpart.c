@@ -131,9 +131,10 @@ const struct oxi_tgmd_markup oxi_tgmd_html = { html_text, html_tag };
 
 /*
  * The markup (w's) of the shown bytes [s, e) of m: the spans that
- * overlap it opened where they start or at s, closed where they end or at e.  Spans are
- * in the order they opened, so an outer one comes before an inner one
- * that starts at the same byte, and each closes before its parent.
+ * overlap it opened where they start or at s, closed where they end or
+ * at e.  Spans are in the order they opened, so an outer one comes
+ * before an inner one that starts at the same byte, and each closes
+ * before its parent.
  */
 static char *
 markup(const struct oxi_tgmd_doc *m, size_t s, size_t e,
