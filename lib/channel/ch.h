@@ -34,6 +34,7 @@ OXI_NORETURN void ch_db_die(struct sqlite3 *, const char *name,
 struct ch_sent {
 	struct sqlite3 *db;	/* <channel>-send-<account>.db */
 	const char *channel;	/* named by the receipts */
+	const char *account;	/* the records taken name it, or none */
 	int rcptfd;		/* where receipts go */
 	int rcptgone;		/* their reader has gone */
 };
@@ -75,5 +76,21 @@ void ch_sent_receipt(struct ch_sent *, const char *ref, const char *inreply,
     const char *pid, const char *error);
 /* forgets what was delivered long ago */
 void ch_sent_prune(struct ch_sent *);
+/*
+ * The hand-off of a sender (oxi(7)): the records of in read so far, for
+ * our channel and account.  A msg.out, an approval.ask and an error
+ * that names a chat go into the ledger, all in one transaction, and to
+ * job unless their key is there already; msg.draft and typing go to
+ * draft and typing; an error without a chat is warned; others are
+ * ignored.  Then in is consumed.  The status: 0, or 1 if some record
+ * was rejected (dead-lettered; a msg.out's receipt says why).
+ */
+struct ch_sink {
+	void (*job)(void *arg, const char *key, jv rec);	/* consumes */
+	void (*draft)(void *arg, jv rec);	/* borrowed */
+	void (*typing)(void *arg, jv rec);	/* borrowed */
+	void *arg;
+};
+int ch_sent_take(struct ch_sent *, struct oxi_nd *in, const struct ch_sink *);
 
 #endif
