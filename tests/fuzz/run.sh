@@ -27,6 +27,7 @@ url) max=2048 w= ;;
 shpolicy) max=1024 w= ;;
 tgupdate) max=16384 w=telegram ;;
 leak) max=16384 w= ;;
+ws) max=16384 w= ;;
 openai) max=16384 w=openai-chat ;;
 anthropic) max=16384 w=anthropic ;;
 gemini) max=16384 w=gemini ;;
