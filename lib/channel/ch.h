@@ -93,4 +93,30 @@ struct ch_sink {
 };
 int ch_sent_take(struct ch_sent *, struct oxi_nd *in, const struct ch_sink *);
 
+/*
+ * chhook.c: the listener of a platform's webhook on listen
+ * ("[addr:]port", addr 127.0.0.1 unless given).  POST only; gate (may
+ * be NULL) sees each request's headers before its body, fn the whole
+ * request; each returns the HTTP status with its body in out (JSON), or
+ * 0: go on (gate), 200 {"ok":true} (fn).  A body over max is 413.  open
+ * dies 100 on a bad address, 111 if it cannot listen; wait serves
+ * requests for up to ms (-1: for ever) or until the signal pipe: 0, or
+ * -1 with errno.
+ */
+struct ch_hook;
+struct ch_hook_req {
+	void *conn;		/* libmicrohttpd's connection */
+	const char *path;	/* the request's path */
+	const char *body;	/* the body (NUL-terminated), fn only */
+	size_t len;		/* its length */
+};
+typedef int (*ch_hook_fn)(void *arg, const struct ch_hook_req *,
+    struct oxi_buf *out);
+/* a request header by name, or NULL */
+const char *ch_hook_header(const struct ch_hook_req *, const char *name);
+struct ch_hook *ch_hook_open(const char *listen, size_t max, const char *who,
+    ch_hook_fn gate, ch_hook_fn fn, void *arg);
+int ch_hook_wait(struct ch_hook *, int sigfd, int ms);
+void ch_hook_close(struct ch_hook *);
+
 #endif
