@@ -40,7 +40,8 @@ Control (no token):
                          "retry_after":R,"count":N}: the next N calls of
                          M ("*" any) fail so (status 429 with
                          Retry-After R)
-  POST /control/drop     drops every socket now (no close frame)
+  POST /control/drop     drops every socket now (no close frame):
+                         {"dropped": how many were live}
   POST /control/disconnect {"reason":R}: a disconnect envelope on each
   POST /control/silent   {"on":bool}: stop (or start) answering pings
                          and sending envelopes: a zombie link
@@ -50,7 +51,7 @@ Control (no token):
                          --signing-secret (sig "bad": a wrong one; ts
                          given: that timestamp; form: as
                          payload=<body> form); answers {"status","body"}
-  GET  /control/state    {"pending","acked","connections","opened",
+  GET  /control/state    {"pending","acked","drops","connections","opened",
                          "calls","messages":{channel:[{ts,text,thread_ts,
                          blocks}]}}
 """
@@ -85,6 +86,7 @@ STATE = {
     "msgs": {},             # channel -> [message]
     "calls": 0,
     "drop": 0,              # a generation: sockets older are dropped
+    "drops": 0,             # drops of a live socket
     "silent": False,
     "disconnect": [],       # reasons to send, per connection generation
 }
@@ -313,6 +315,8 @@ def control(h, what, raw):
     elif what == "drop":
         with LOCK:
             STATE["drop"] += 1
+            STATE["drops"] += 1 if SRV.clients else 0
+        return reply(h, 200, {"ok": True, "dropped": len(SRV.clients)})
     elif what == "disconnect":
         with LOCK:
             STATE["disconnect"].append(p.get("reason", "refresh_requested"))
@@ -329,6 +333,7 @@ def control(h, what, raw):
         with LOCK:
             return reply(h, 200, {
                 "pending": len(STATE["pending"]), "acked": STATE["acked"],
+                "drops": STATE["drops"],
                 "connections": len(SRV.clients), "opened": STATE["opened"],
                 "calls": STATE["calls"], "messages": STATE["msgs"]})
     else:
