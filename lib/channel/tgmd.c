@@ -632,8 +632,15 @@ md_free(struct md *m)
 }
 
 int
-oxi_tgmd_render(const char *text_, size_t len, int md, size_t max,
+oxi_tgmd_render(const char *text, size_t len, int md, size_t max,
     struct oxi_tgmd_part **parts)
+{
+	return oxi_tgmd_render_as(text, len, md, max, NULL, parts);
+}
+
+int
+oxi_tgmd_render_as(const char *text_, size_t len, int md, size_t max,
+    const struct oxi_tgmd_markup *w, struct oxi_tgmd_part **parts)
 {
 	MD_PARSER p = {
 		.flags = MD_FLAG_NOHTML | MD_FLAG_TABLES |
@@ -668,7 +675,7 @@ oxi_tgmd_render(const char *text_, size_t len, int md, size_t max,
 		return -1;
 	}
 	oxi_buf_free(&src);
-	n = oxi_tgmd_parts(&m.d, max, parts);
+	n = oxi_tgmd_parts(&m.d, max, w, parts);
 	md_free(&m);
 	return n;
 }

@@ -1,8 +1,9 @@
 /*
- * tgsent.c - the sent-ledger of oxi-send telegram, and its receipts
+ * chsent.c - the sent-ledger of a channel's sender, its receipts, and
+ * the hand-off that fills it (ch_sent_take)
  *
- * telegram-send-<account>.db in the state directory (WAL, synchronous
- * NORMAL).  A record to deliver (msg.out, approval.ask, an error shown) is
+ * <channel>-send-<account>.db in the state directory (WAL, synchronous
+ * NORMAL): telegram-send-main.db, slack-send-T0123.db.  A record to deliver (msg.out, approval.ask, an error shown) is
  * a row of outbox keyed by its id, put there before its bytes are
  * consumed from the input; a record whose id is there already is not
  * delivered again.  Each part that went out is a row of parts keyed by
@@ -12,20 +13,19 @@
  * written, and then the row says that too: a receipt owed is written at
  * the next start.  drafts maps a reply still being written to the
  * message that shows it, so that its final text edits that message even
- * across a restart.  The one window: a kill between Telegram's answer
+ * across a restart.  The one window: a kill between the platform's answer
  * and the row of that part sends the part again.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <sqlite3.h>
 
 #include "oxi.h"
-#include "net/net.h"
-#include "channel/channel.h"
-#include "channel/tg.h"
+#include "channel/ch.h"
 
 #define KEEP_S		(7 * 86400)	/* delivered rows are kept so long */
 
@@ -51,14 +51,14 @@ static const char *const migrations[] = {
 	NULL
 };
 
-#define dbdie(tx, what)	tg_db_die((tx)->db, "sent-ledger", what)
-#define prep(tx, sql)	tg_db_prep((tx)->db, "sent-ledger", sql)
-#define exec(tx, sql)	tg_db_exec((tx)->db, "sent-ledger", sql)
+#define dbdie(tx, what)	ch_db_die((tx)->db, "sent-ledger", what)
+#define prep(tx, sql)	ch_db_prep((tx)->db, "sent-ledger", sql)
+#define exec(tx, sql)	ch_db_exec((tx)->db, "sent-ledger", sql)
 
 
 /* runs st to its end and finalizes it; dies with what */
 static void
-done(struct tgtx *tx, sqlite3_stmt *st, const char *what)
+done(struct ch_sent *tx, sqlite3_stmt *st, const char *what)
 {
 	if (sqlite3_step(st) != SQLITE_DONE)
 		dbdie(tx, what);
@@ -77,41 +77,46 @@ bind(sqlite3_stmt *st, int i, const char *s)
 }
 
 void
-tg_sent_open(struct tgtx *tx)
+ch_sent_open(struct ch_sent *tx, const char *channel, const char *account,
+    int rcptfd)
 {
 	struct oxi_buf p = OXI_BUF_INIT;
 
-	oxi_buf_printf(&p, "telegram-send-%s.db", tx->tg.account);
+	tx->channel = channel;
+	tx->account = account;
+	tx->rcptfd = rcptfd;
+	tx->rcptgone = 0;
+	oxi_buf_printf(&p, "%s-send-%s.db", channel, account);
 	/* NORMAL: a WAL commit outlives a kill -9 without waiting for the
 	 * disk, and the window in which a part that went out is not yet here
 	 * (a kill then sends it again) is the time of an insert, not of a
 	 * sync; only the loss of power loses more */
-	tx->db = tg_db_open(p.s, migrations, "sent-ledger",
+	tx->db = ch_db_open(p.s, migrations, "sent-ledger",
 	    "PRAGMA synchronous=NORMAL");
 	oxi_buf_free(&p);
 }
 
 void
-tg_sent_close(struct tgtx *tx)
+ch_sent_close(struct ch_sent *tx)
 {
 	sqlite3_close(tx->db);
 	tx->db = NULL;
 }
 
 void
-tg_sent_begin(struct tgtx *tx)
+ch_sent_begin(struct ch_sent *tx)
 {
 	exec(tx, "BEGIN IMMEDIATE");
 }
 
 void
-tg_sent_commit(struct tgtx *tx)
+ch_sent_commit(struct ch_sent *tx)
 {
 	exec(tx, "COMMIT");
 }
 
 int
-tg_sent_put(struct tgtx *tx, const char *key, const char *line, size_t len)
+ch_sent_put(struct ch_sent *tx, const char *key, const char *line, size_t len)
 {
 	sqlite3_stmt *st = prep(tx, "INSERT OR IGNORE INTO outbox(key, rec, "
 	    "at) VALUES(?, ?, ?)");
@@ -124,7 +129,7 @@ tg_sent_put(struct tgtx *tx, const char *key, const char *line, size_t len)
 }
 
 int
-tg_sent_state(struct tgtx *tx, const char *key)
+ch_sent_state(struct ch_sent *tx, const char *key)
 {
 	sqlite3_stmt *st = prep(tx, "SELECT state FROM outbox WHERE key = ?");
 	int state = -1;
@@ -137,12 +142,12 @@ tg_sent_state(struct tgtx *tx, const char *key)
 }
 
 void
-tg_sent_receipt(struct tgtx *tx, const char *ref, const char *inreply,
+ch_sent_receipt(struct ch_sent *tx, const char *ref, const char *inreply,
     const char *pid, const char *error)
 {
 	if (tx->rcptgone || !ref)
 		return;
-	if (oxi_msg_receipt(tx->rcptfd, "telegram", ref, inreply, pid,
+	if (oxi_msg_receipt(tx->rcptfd, tx->channel, ref, inreply, pid,
 	    error == NULL, error) == 0)
 		return;
 	if (errno != EPIPE)
@@ -152,7 +157,7 @@ tg_sent_receipt(struct tgtx *tx, const char *ref, const char *inreply,
 }
 
 static void
-rcpt_written(struct tgtx *tx, const char *key)
+rcpt_written(struct ch_sent *tx, const char *key)
 {
 	sqlite3_stmt *st = prep(tx, "UPDATE outbox SET rcpt = 1 WHERE key = ?");
 
@@ -168,8 +173,8 @@ col(sqlite3_stmt *st, int i)
 }
 
 void
-tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
-    jv rec))
+ch_sent_load(struct ch_sent *tx, void (*fn)(void *arg, const char *key,
+    jv rec), void *arg)
 {
 	sqlite3_stmt *st;
 	jv rec;
@@ -180,7 +185,7 @@ tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		rec = oxi_json_parse(col(st, 1), sqlite3_column_bytes(st, 1));
 		if (oxi_jis(rec, JV_KIND_OBJECT))
-			fn(tx, col(st, 0), rec);
+			fn(arg, col(st, 0), rec);
 		else
 			jv_free(rec);
 	}
@@ -191,7 +196,7 @@ tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
 	st = prep(tx, "SELECT key, ref, inreply, pid, error FROM outbox "
 	    "WHERE state != 0 AND rcpt = 0 ORDER BY rowid");
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		tg_sent_receipt(tx, col(st, 1), col(st, 2), col(st, 3), col(st, 4));
+		ch_sent_receipt(tx, col(st, 1), col(st, 2), col(st, 3), col(st, 4));
 		rcpt_written(tx, col(st, 0));
 	}
 	if (r != SQLITE_DONE)
@@ -200,7 +205,7 @@ tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
 }
 
 void
-tg_sent_part(struct tgtx *tx, const char *key, int n, const char *chat,
+ch_sent_part(struct ch_sent *tx, const char *key, int n, const char *chat,
     const char *mid)
 {
 	sqlite3_stmt *st = prep(tx, "INSERT OR REPLACE INTO parts(key, n, "
@@ -215,7 +220,7 @@ tg_sent_part(struct tgtx *tx, const char *key, int n, const char *chat,
 }
 
 int
-tg_sent_parts(struct tgtx *tx, const char *key, char *pid, size_t len)
+ch_sent_parts(struct ch_sent *tx, const char *key, char *pid, size_t len)
 {
 	sqlite3_stmt *st = prep(tx, "SELECT n, chat, mid FROM parts WHERE "
 	    "key = ? ORDER BY n");
@@ -234,11 +239,14 @@ tg_sent_parts(struct tgtx *tx, const char *key, char *pid, size_t len)
 }
 
 void
-tg_sent_done(struct tgtx *tx, const char *key, const char *ref,
+ch_sent_done(struct ch_sent *tx, const char *key, const char *ref,
     const char *inreply, const char *pid, const char *error)
 {
 	sqlite3_stmt *st = prep(tx, "UPDATE outbox SET state = ?, ref = ?, "
 	    "inreply = ?, pid = ?, error = ? WHERE key = ?");
+
+	if (error)
+		pid = NULL;
 
 	sqlite3_bind_int(st, 1, error ? FAILED : SENT);
 	bind(st, 2, ref);
@@ -247,12 +255,12 @@ tg_sent_done(struct tgtx *tx, const char *key, const char *ref,
 	bind(st, 5, error);
 	bind(st, 6, key);
 	done(tx, st, "unable to mark a delivery");
-	tg_sent_receipt(tx, ref, inreply, pid, error);
+	ch_sent_receipt(tx, ref, inreply, pid, error);
 	rcpt_written(tx, key);
 }
 
 void
-tg_sent_draft(struct tgtx *tx, const char *id, const char *chat,
+ch_sent_draft(struct ch_sent *tx, const char *id, const char *chat,
     const char *mid)
 {
 	sqlite3_stmt *st;
@@ -270,7 +278,7 @@ tg_sent_draft(struct tgtx *tx, const char *id, const char *chat,
 }
 
 void
-tg_sent_draft_get(struct tgtx *tx, const char *id, char *mid, size_t len)
+ch_sent_draft_get(struct ch_sent *tx, const char *id, char *mid, size_t len)
 {
 	sqlite3_stmt *st = prep(tx, "SELECT mid FROM drafts WHERE id = ?");
 
@@ -282,7 +290,7 @@ tg_sent_draft_get(struct tgtx *tx, const char *id, char *mid, size_t len)
 }
 
 void
-tg_sent_prune(struct tgtx *tx)
+ch_sent_prune(struct ch_sent *tx)
 {
 	sqlite3_stmt *st;
 	sqlite3_int64 old = (sqlite3_int64)(time(NULL) - KEEP_S);
@@ -298,4 +306,115 @@ tg_sent_prune(struct tgtx *tx)
 	st = prep(tx, "DELETE FROM drafts WHERE at < ?");
 	sqlite3_bind_int64(st, 1, old);
 	done(tx, st, "unable to prune");
+}
+
+/* the kinds of record the sender takes */
+enum { R_OUT, R_ASK, R_ERR, R_DRAFT, R_TYPING, R_NONE };
+
+static int
+kind(const char *type)
+{
+	static const char *const types[] = { "msg.out", "approval.ask",
+		"error", "msg.draft", "typing", NULL };
+	int i;
+
+	for (i = 0; types[i] && strcmp(types[i], type) != 0; i++)
+		;
+	return i;
+}
+
+/*
+ * One record (borrowed) of in.  Ours to deliver goes into the ledger
+ * (*txn says a transaction is open) and the queue.  0, or 1 if it was
+ * rejected.
+ */
+static int
+take(struct ch_sent *tx, struct oxi_nd *in, jv rec,
+    const struct ch_sink *to, int *txn)
+{
+	const char *type = oxi_msg_type_peek(rec), *why, *v, *id, *ref;
+	struct oxi_buf key = OXI_BUF_INIT;
+	char ulid[OXI_ID_LEN + 1];
+	int k = kind(type);
+
+	if (k == R_NONE) {
+		oxi_debug("%s:%lu: %s record ignored, not for a chat",
+		    in->name, in->lineno, type);
+		return 0;
+	}
+	if (((v = oxi_msg_peek(rec, "channel")) && strcmp(v, tx->channel)) ||
+	    ((v = oxi_msg_peek(rec, "account")) && strcmp(v,
+	    tx->account))) {
+		oxi_debug("%s:%lu: %s record for another channel or account "
+		    "ignored", in->name, in->lineno, type);
+		return 0;
+	}
+	id = oxi_msg_peek(rec, "id");
+	if (oxi_msg_check(rec, &why) < 0 || (k == R_DRAFT && !id &&
+	    (why = "msg.draft record needs \"id\" (a string)"))) {
+		oxi_nd_reject(in, why);
+		if (k == R_OUT && id)
+			ch_sent_receipt(tx, id, oxi_msg_peek(rec,
+			    "in_reply_to"), NULL, why);
+		return 1;
+	}
+	if (k == R_DRAFT) {
+		to->draft(to->arg, rec);
+		return 0;
+	}
+	if (k == R_TYPING) {
+		to->typing(to->arg, rec);
+		return 0;
+	}
+	ref = oxi_msg_peek(rec, "ref");
+	if (k == R_ERR && !(oxi_msg_peek(rec, "channel") &&
+	    oxi_msg_peek(rec, "chat"))) {
+		oxi_warn("%s: %s", oxi_msg_peek(rec, "code"),
+		    oxi_msg_peek(rec, "message"));
+		return 0;
+	}
+	/* the ledger's key: the record's id; an error's, its ref's */
+	if (k == R_ERR && !id && ref)
+		oxi_buf_printf(&key, "error:%s", ref);
+	else if (id)
+		oxi_buf_cats(&key, id);
+	else {
+		/* no id, nothing to know it again by */
+		oxi_id_new(ulid);
+		oxi_buf_printf(&key, "noid:%s", ulid);
+	}
+	if (!*txn) {
+		ch_sent_begin(tx);
+		*txn = 1;
+	}
+	if (ch_sent_put(tx, key.s, in->line, in->linelen))
+		to->job(to->arg, key.s, jv_copy(rec));
+	else
+		oxi_debug("%s:%lu: %s %s is known: not sent again", in->name,
+		    in->lineno, type, key.s);
+	oxi_buf_free(&key);
+	return 0;
+}
+
+int
+ch_sent_take(struct ch_sent *tx, struct oxi_nd *in, const struct ch_sink *to)
+{
+	int r, txn = 0, status = 0;
+	jv rec;
+
+	while ((r = oxi_nd_take(in, &rec)) == OXI_ND_OK || r == OXI_ND_BAD) {
+		if (r == OXI_ND_BAD) {
+			status = OXI_EX_FALSE;
+			continue;
+		}
+		if (take(tx, in, rec, to, &txn))
+			status = OXI_EX_FALSE;
+		jv_free(rec);
+	}
+	if (txn)
+		ch_sent_commit(tx);
+	/* in the ledger, or of no use later: the input may let go */
+	if (oxi_nd_consume(in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+	return status;
 }
