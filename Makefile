@@ -17,8 +17,8 @@ UNITS = $(UNITSRC:.c=)
 # each command links only what it needs (the channel table names both
 # sides of a channel: oxi-recv links the sender's libmd4c, oxi-send
 # the webhook's libmicrohttpd)
-LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
-LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
+LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
+LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
