@@ -108,15 +108,6 @@ const char *tg_idstr(jv v, char *buf, size_t len);
 #define TG_NWARN	32	/* update kinds warned about, at most */
 struct sqlite3;
 struct sqlite3_stmt;
-/* tgdb.c: the ledgers' SQLite, each failure dying 111 with the ledger's
- * name: open (in the state directory, then pragma), prepare, run */
-struct sqlite3 *tg_db_open(const char *file, const char *const *migrations,
-    const char *name, const char *pragma);
-struct sqlite3_stmt *tg_db_prep(struct sqlite3 *, const char *name,
-    const char *sql);
-void tg_db_exec(struct sqlite3 *, const char *name, const char *sql);
-OXI_NORETURN void tg_db_die(struct sqlite3 *, const char *name,
-    const char *what);
 struct tgrx {
 	struct tg tg;		/* the client */
 	const struct oxi_chan_opts *o;	/* the options */

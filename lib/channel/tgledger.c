@@ -18,6 +18,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 #include "channel/tg.h"
 
 #define KEEP_S		(7 * 86400)	/* written updates are kept so long */
@@ -33,13 +34,13 @@ static const char *const migrations[] = {
 	NULL
 };
 
-#define dbdie(rx, what)	tg_db_die((rx)->db, "ledger", what)
-#define prep(rx, sql)	tg_db_prep((rx)->db, "ledger", sql)
+#define dbdie(rx, what)	ch_db_die((rx)->db, "ledger", what)
+#define prep(rx, sql)	ch_db_prep((rx)->db, "ledger", sql)
 
 void
 tg_ledger_exec(struct tgrx *rx, const char *sql)
 {
-	tg_db_exec(rx->db, "ledger", sql);
+	ch_db_exec(rx->db, "ledger", sql);
 }
 
 void
@@ -75,7 +76,7 @@ tg_ledger_open(struct tgrx *rx)
 
 	oxi_buf_printf(&p, "telegram-%s.db", rx->tg.account);
 	/* an update Telegram forgets must survive a power cut too */
-	rx->db = tg_db_open(p.s, migrations, "ledger",
+	rx->db = ch_db_open(p.s, migrations, "ledger",
 	    "PRAGMA synchronous=FULL");
 	oxi_buf_reset(&p);
 	oxi_buf_printf(&p, "%s/files/telegram", oxi_state_dir());

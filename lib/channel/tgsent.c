@@ -25,6 +25,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 #include "channel/tg.h"
 
 #define KEEP_S		(7 * 86400)	/* delivered rows are kept so long */
@@ -51,9 +52,9 @@ static const char *const migrations[] = {
 	NULL
 };
 
-#define dbdie(tx, what)	tg_db_die((tx)->db, "sent-ledger", what)
-#define prep(tx, sql)	tg_db_prep((tx)->db, "sent-ledger", sql)
-#define exec(tx, sql)	tg_db_exec((tx)->db, "sent-ledger", sql)
+#define dbdie(tx, what)	ch_db_die((tx)->db, "sent-ledger", what)
+#define prep(tx, sql)	ch_db_prep((tx)->db, "sent-ledger", sql)
+#define exec(tx, sql)	ch_db_exec((tx)->db, "sent-ledger", sql)
 
 
 /* runs st to its end and finalizes it; dies with what */
@@ -86,7 +87,7 @@ tg_sent_open(struct tgtx *tx)
 	 * disk, and the window in which a part that went out is not yet here
 	 * (a kill then sends it again) is the time of an insert, not of a
 	 * sync; only the loss of power loses more */
-	tx->db = tg_db_open(p.s, migrations, "sent-ledger",
+	tx->db = ch_db_open(p.s, migrations, "sent-ledger",
 	    "PRAGMA synchronous=NORMAL");
 	oxi_buf_free(&p);
 }

@@ -1,25 +1,23 @@
 /*
- * tgdb.c - the SQLite of the Telegram ledgers (tgledger.c for the
- * receiver, tgsent.c for the sender): opened in the state directory,
- * and every failure fatal (111), naming the ledger
+ * chdb.c - the SQLite of the channels' ledgers (the receivers' and the
+ * senders'): opened in the state directory, and every failure fatal
+ * (111), naming the ledger
  */
 #include <errno.h>
 
 #include <sqlite3.h>
 
 #include "oxi.h"
-#include "net/net.h"
-#include "channel/channel.h"
-#include "channel/tg.h"
+#include "channel/ch.h"
 
 void
-tg_db_die(sqlite3 *db, const char *name, const char *what)
+ch_db_die(sqlite3 *db, const char *name, const char *what)
 {
 	oxi_die(OXI_EX_TEMP, "%s: %s: %s", name, what, sqlite3_errmsg(db));
 }
 
 sqlite3 *
-tg_db_open(const char *file, const char *const *migrations,
+ch_db_open(const char *file, const char *const *migrations,
     const char *name, const char *pragma)
 {
 	const char *dir = oxi_state_dir(), *err;
@@ -33,22 +31,22 @@ tg_db_open(const char *file, const char *const *migrations,
 		oxi_die(oxi_errtemp(errno), "unable to open the %s '%s': %s",
 		    name, p.s, err);
 	oxi_buf_free(&p);
-	tg_db_exec(db, name, pragma);
+	ch_db_exec(db, name, pragma);
 	return db;
 }
 
 sqlite3_stmt *
-tg_db_prep(sqlite3 *db, const char *name, const char *sql)
+ch_db_prep(sqlite3 *db, const char *name, const char *sql)
 {
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		tg_db_die(db, name, "unable to prepare");
+		ch_db_die(db, name, "unable to prepare");
 	return st;
 }
 
 void
-tg_db_exec(sqlite3 *db, const char *name, const char *sql)
+ch_db_exec(sqlite3 *db, const char *name, const char *sql)
 {
 	const char *err;
 
