@@ -99,6 +99,90 @@ const char *dc_id(jv obj, const char *key, char *buf);
 int dc_verify(const char *pubhex, const char *sighex, const char *ts,
     const char *body, size_t len);
 
+/*
+ * The receiver: dcrecv.c (the run, the Gateway's connection), dcgw.c
+ * (a Gateway payload read, and ours written), dcledger.c (the ledger),
+ * dcmsg.c (an event as records, its files, the buttons answered).
+ */
+#define DC_INTENTS	(1 | 512 | 4096 | 32768)	/* GUILDS,
+		 * GUILD_MESSAGES, DIRECT_MESSAGES, MESSAGE_CONTENT */
+enum {			/* Gateway opcodes */
+	DC_OP_DISPATCH = 0, DC_OP_HEARTBEAT = 1, DC_OP_IDENTIFY = 2,
+	DC_OP_RESUME = 6, DC_OP_RECONNECT = 7, DC_OP_INVALID = 9,
+	DC_OP_HELLO = 10, DC_OP_ACK = 11
+};
+/* a Gateway payload as read */
+struct dc_gw {
+	int op;			/* DC_OP_*, or -1 if it is none */
+	long long s;		/* its sequence number, or -1 */
+	char t[48];		/* a dispatch's event name, or "" */
+	jv d;			/* its data (the caller's), or null */
+};
+/*
+ * dcgw.c: reads the payload text[0..len) into g: 0, or -1 with *why
+ * (not JSON, not an object, no op).  Free g->d.
+ */
+int dc_gw_read(const char *text, size_t len, struct dc_gw *g,
+    const char **why);
+/* the payloads we send, as text (the caller's, to wipe: identify and
+ * resume hold the token) */
+jv dc_gw_identify(const char *token, long intents);
+jv dc_gw_resume(const char *token, const char *session, long long seq);
+jv dc_gw_heartbeat(long long seq);
+/* the first heartbeat's delay: interval times a jitter in [0, 1) */
+long dc_gw_jitter(long interval);
+/* a close code: 1 fatal (exit 100, *why says what to fix), 2 the session
+ * is gone (identify anew), 0 reconnect and resume */
+int dc_gw_close(int code, const char **why);
+
+struct sqlite3;
+struct dcrx {
+	struct dc dc;		/* the client */
+	const struct oxi_chan_opts *o;	/* the options */
+	struct sqlite3 *db;	/* the ledger: discord-<account>.db */
+	char botid[DC_ID];	/* the bot's user id (READY), or "" */
+	char botname[64];	/* its username, or "" */
+	int guilds_all;		/* OXI_DISCORD_GUILDS=all: every message of
+				 * a guild channel, not only those for us */
+	size_t filemax;		/* OXI_DISCORD_FILE_MAX */
+	char *filedir;		/* $OXI_HOME/files/discord */
+};
+/*
+ * dcmsg.c: the records of event t with data d (borrowed), recorded at
+ * unix time at, appended to *out (an array): a msg.in, an
+ * approval.answer, or none (a message not for us, a bot's).  Files of a
+ * message for us are fetched; a button's interaction is answered
+ * (answer: 0 when the event is read again from the ledger later than
+ * Discord waits).  0, or -1: SIGTERM stopped it; the event is left for
+ * the next start.
+ */
+int dc_event(struct dcrx *, const char *t, jv d, long long at, int answer,
+    jv *out);
+/* 1 if dc_event takes events named t: the ledger keeps only those */
+int dc_event_kept(const char *t);
+/*
+ * dcledger.c: the ledger.  A failing database dies 111.  put: records
+ * event t (d consumed) under key (its platform id) unless it is there;
+ * with seq >= 0 the session's sequence number too, in the same
+ * transaction.  next: the oldest event not yet written (1) or none (0);
+ * done marks it.  meta: small values by key ("" when none).
+ */
+void dc_ledger_open(struct dcrx *);	/* also sets rx->filedir */
+void dc_ledger_close(struct dcrx *);
+void dc_ledger_put(struct dcrx *, const char *key, const char *t, jv d,
+    long long seq);
+int dc_ledger_next(struct dcrx *, long long *row, char *t, size_t tlen,
+    jv *d, long long *at);
+void dc_ledger_done(struct dcrx *, long long row);
+void dc_ledger_prune(struct dcrx *);
+void dc_ledger_meta(struct dcrx *, const char *k, char *buf, size_t len);
+void dc_ledger_setmeta(struct dcrx *, const char *k, const char *v);
+/* a thread and its channel (THREAD_CREATE, GUILD_CREATE): parent of
+ * thread in buf, or "" if it is none we know */
+void dc_ledger_thread(struct dcrx *, const char *thread, const char *parent);
+void dc_ledger_parent(struct dcrx *, const char *thread, char *buf,
+    size_t len);
+
 /* the functions the channel table names (discord.c) */
 int oxi_dc_recv(const struct oxi_chan_opts *, const char **what);
 int oxi_dc_send(const struct oxi_chan_opts *, const char **what);
