@@ -28,7 +28,7 @@ LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) \
 
 ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) $(OXI_CFLAGS) $(CFLAGS)
 
-all: $(BINS) tests/jnorm
+all: $(BINS) tests/jnorm tests/wsc
 
 .SUFFIXES: .c .o
 .c.o:
@@ -74,6 +74,11 @@ tests/tmp/map/oxi-%: bin/oxi-%.c lib/liboxi.a
 
 tests/jnorm: tests/jnorm.c lib/liboxi.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/jnorm.c lib/liboxi.a $(JQ_LIBS) -lm
+
+# the WebSocket client of the tests (t1004)
+tests/wsc: tests/wsc.c lib/liboxi.a $(NET_H)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/wsc.c lib/liboxi.a \
+		$(CURL_LIBS) $(JQ_LIBS) -lm
 
 tests/unit/t-%: tests/unit/t-%.c tests/unit/tap.h tests/unit/loopio.h lib/liboxi.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/liboxi.a $(LIBS_ALL) -lm
@@ -183,7 +188,7 @@ fuzz-clean:
 	rm -rf tests/fuzz/obj $(FUZZ_BINS)
 
 clean:
-	rm -f $(BINS) lib/*.o lib/*/*.o lib/liboxi.a tests/jnorm $(UNITS)
+	rm -f $(BINS) lib/*.o lib/*/*.o lib/liboxi.a tests/jnorm tests/wsc $(UNITS)
 	rm -rf tests/tmp
 
 .PHONY: all units check check-asan bench eval run deps install uninstall clean \

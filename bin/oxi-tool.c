@@ -99,7 +99,7 @@ extras(const char *wsdir, int mcp)
 static void
 list(const char *wsopt)
 {
-	const char *dir = oxi_ws_path(wsopt);
+	const char *dir = oxi_wsp_path(wsopt);
 	char abs[PATH_MAX];
 	struct stat st;
 
@@ -229,13 +229,13 @@ main(int argc, char *argv[])
 	    &kids) < 0 || kids < 1)
 		oxi_die(OXI_EX_USAGE, "bad OXI_TOOL_PARALLEL '%s'",
 		    getenv("OXI_TOOL_PARALLEL"));
-	if (!(dir = oxi_ws_path(wsopt)))
+	if (!(dir = oxi_wsp_path(wsopt)))
 		oxi_diesys(oxi_errtemp(errno), "unable to find the workspace");
-	if ((ctx.ws = oxi_ws_open(dir)) < 0)
+	if ((ctx.ws = oxi_wsp_open(dir)) < 0)
 		oxi_diesys(oxi_errtemp(errno), "unable to open workspace '%s'",
 		    dir);
 	oxi_debug("workspace '%s', confined by %s", dir,
-	    oxi_ws_beneath == 0 ? "a component walk" : "openat2");
+	    oxi_wsp_beneath == 0 ? "a component walk" : "openat2");
 	if (!realpath(dir, wsabs))
 		oxi_diesys(oxi_errtemp(errno), "unable to resolve workspace "
 		    "'%s'", dir);

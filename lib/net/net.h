@@ -1,9 +1,11 @@
 /*
  * net.h - the net wing: HTTP over libcurl, Server-Sent Events, URLs and the
- * address policy of the web tools, guarded fetches, HTML as text
+ * address policy of the web tools, guarded fetches, HTML as text, WebSocket
  */
 #ifndef OXI_NET_H
 #define OXI_NET_H
+
+#include <stdint.h>
 
 #include "oxi.h"
 
@@ -241,5 +243,49 @@ void oxi_html_text(const char *html, size_t len, const char *base,
     struct oxi_buf *out, char **title);
 /* appends s with character references decoded (&amp; &#233; &#x1F600;) */
 void oxi_html_unescape(struct oxi_buf *out, const char *s, size_t len);
+
+/* websock.c, wsframe.c: a WebSocket client (RFC 6455) over libcurl's
+ * connection (CURLOPT_CONNECT_ONLY), ws:// and wss:// */
+enum { OXI_WS_CONT = 0, OXI_WS_TEXT = 1, OXI_WS_BINARY = 2, OXI_WS_CLOSE = 8,
+	OXI_WS_PING = 9, OXI_WS_PONG = 10 };
+struct oxi_ws_opts {
+	long connect_ms;	/* connect and handshake; 0: 10000 */
+	size_t max_msg;		/* reassembled message cap; 0: 16 MiB */
+	const char *const *headers;	/* "Name: value", NULL-terminated */
+	const char *cafile;	/* NULL: the system's */
+};
+struct oxi_ws;
+struct oxi_ws_msg {
+	int op;			/* OXI_WS_TEXT, _BINARY, _PONG or _CLOSE */
+	unsigned char *data;	/* owned by ws, valid until the next recv */
+	size_t len;		/* its length (NUL-terminated as well) */
+	int close_code;		/* CLOSE: its code, 1005 none; -1: 1006
+				 * lost, 1002 protocol, 1007 text, 1009 big */
+};
+/* NULL with a one-line reason in err (never the URL's path or query) */
+struct oxi_ws *oxi_ws_open(const char *url, const struct oxi_ws_opts *,
+    struct oxi_buf *err);
+int oxi_ws_fd(const struct oxi_ws *);	/* poll(2) it for POLLIN */
+/* one whole message or control frame, masked: 0 or -1 */
+int oxi_ws_send(struct oxi_ws *, int op, const void *p, size_t n);
+/*
+ * 1: a whole message (fragments joined), a pong, or a close (answered);
+ * pings are answered and not returned.  0: timeout_ms ran out (-1: no
+ * limit).  -1: connection lost or a protocol error (see close_code),
+ * the reason in oxi_ws_error.  Bytes received are buffered across calls.
+ */
+int oxi_ws_recv(struct oxi_ws *, struct oxi_ws_msg *m, int timeout_ms);
+const char *oxi_ws_error(const struct oxi_ws *);
+/* sends a close (reason may be NULL), waits up to 1 s for the echo */
+int oxi_ws_close(struct oxi_ws *, int code, const char *reason);
+void oxi_ws_free(struct oxi_ws *);
+/* wsframe.c: the pure parts */
+struct oxi_ws_frame { int fin, op, masked; uint64_t len; size_t hdr;
+	unsigned char mask[4]; };
+/* 1 header complete (f filled), 0 need more, -1 protocol error (RSV
+ * bits, a reserved opcode, a control frame over 125 bytes or fragmented,
+ * len over max, a length not in its shortest form or with the MSB set) */
+int oxi_ws_frame_parse(const unsigned char *p, size_t n,
+    struct oxi_ws_frame *f, uint64_t max);
 
 #endif

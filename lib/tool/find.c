@@ -3,7 +3,7 @@
  * workspace found and changed)
  *
  * Like the tools of fs.c, these work inside the workspace only: a path
- * is opened with oxi_ws_openat or oxi_ws_opendir, and a walk goes down
+ * is opened with oxi_wsp_openat or oxi_wsp_opendir, and a walk goes down
  * from a descriptor already inside, one name at a time, with O_NOFOLLOW,
  * so that it never follows a symbolic link (in or out) nor climbs out;
  * an edit is written within the disk bounds of disk.c.
@@ -133,10 +133,10 @@ parent(struct oxi_tool_call *c, const char *path, const char **base)
 	if (strlen(b) > NAME_MAX)
 		return oxi_tool_failpath(c, path, ENAMETOOLONG);
 	if (b == path)
-		fd = oxi_ws_opendir(ws, ".", 0);
+		fd = oxi_wsp_opendir(ws, ".", 0);
 	else {
 		dir = xstrndup(path, b - path);
-		fd = oxi_ws_opendir(ws, dir, 0);
+		fd = oxi_wsp_opendir(ws, dir, 0);
 		free(dir);
 	}
 	if (fd < 0)
@@ -515,7 +515,7 @@ startdir(struct oxi_tool_call *c, struct oxi_buf *prefix, const char **pathp)
 		return oxi_tool_fail(c, "argument 'path' holds a NUL "
 		    "byte");
 	*pathp = path;
-	if ((fd = oxi_ws_opendir(c->ctx->ws, path, 0)) < 0)
+	if ((fd = oxi_wsp_opendir(c->ctx->ws, path, 0)) < 0)
 		return oxi_tool_failpath(c, path, errno);
 	oxi_buf_reset(prefix);
 	oxi_buf_cats(prefix, path);
@@ -820,7 +820,7 @@ grep(struct oxi_tool_call *c)
 	/* a file, or a directory to walk */
 	fd = -1;
 	if (path && plen > 0 && path[0] != '/' && strlen(path) == plen)
-		fd = oxi_ws_openat(ctx->ws, path, O_RDONLY | O_NONBLOCK, 0);
+		fd = oxi_wsp_openat(ctx->ws, path, O_RDONLY | O_NONBLOCK, 0);
 	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		if (!S_ISREG(st.st_mode)) {
 			close(fd);

@@ -91,7 +91,7 @@ readfile(struct oxi_tool_call *c)
 	if (oxi_tool_argint(c, "offset", 0, &offset) < 0 ||
 	    oxi_tool_argint(c, "limit", 1, &limit) < 0)
 		return -1;
-	fd = oxi_ws_openat(ctx->ws, path, O_RDONLY | O_NONBLOCK, 0);
+	fd = oxi_wsp_openat(ctx->ws, path, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return oxi_tool_failpath(c, path, errno);
 	if (fstat(fd, &st) < 0) {
@@ -210,10 +210,10 @@ writefile(struct oxi_tool_call *c)
 	if (oxi_protected_path(ctx->ws, path))
 		return protected(c, path);
 	if (base == path)
-		dfd = oxi_ws_opendir(ctx->ws, ".", 0);
+		dfd = oxi_wsp_opendir(ctx->ws, ".", 0);
 	else {
 		dir = xstrndup(path, plen - strlen(base));
-		dfd = oxi_ws_opendir(ctx->ws, dir, 1);
+		dfd = oxi_wsp_opendir(ctx->ws, dir, 1);
 		free(dir);
 	}
 	if (dfd < 0)
@@ -299,7 +299,7 @@ listdir(struct oxi_tool_call *c)
 		path = ".";	/* the workspace itself */
 	else if (strlen(path) != len)
 		return oxi_tool_fail(c, "argument 'path' holds a NUL byte");
-	if ((fd = oxi_ws_opendir(ctx->ws, path, 0)) < 0)
+	if ((fd = oxi_wsp_opendir(ctx->ws, path, 0)) < 0)
 		return oxi_tool_failpath(c, path, errno);
 	if (!(d = fdopendir(fd))) {
 		r = errno;

@@ -196,7 +196,7 @@ oxi_protected_path(int ws, const char *path)
 
 	/* the longest prefix that exists, resolved as the open would */
 	for (;;) {
-		fd = oxi_ws_openat(ws, *pre ? pre : ".", O_PATH, 0);
+		fd = oxi_wsp_openat(ws, *pre ? pre : ".", O_PATH, 0);
 		if (fd >= 0 || errno != ENOENT)
 			break;
 		if (!(s = strrchr(pre, '/')))

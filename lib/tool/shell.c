@@ -201,7 +201,7 @@ shell(struct oxi_tool_call *c)
 		    "is");
 	snprintf(cwd, sizeof cwd, "%s", ws);
 	if (dir) {
-		if ((fd = oxi_ws_opendir(ctx->ws, dir, 0)) < 0)
+		if ((fd = oxi_wsp_opendir(ctx->ws, dir, 0)) < 0)
 			return oxi_tool_failpath(c, dir, errno);
 		r = fdpath(fd, cwd, sizeof cwd);
 		close(fd);

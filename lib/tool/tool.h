@@ -14,12 +14,12 @@
 /* ws.c: file access confined to a workspace directory */
 /* the workspace: opt if set, else $OXI_WORKSPACE, else "workspace" in the
  * state directory; a static string, or NULL with errno */
-const char *oxi_ws_path(const char *opt);
+const char *oxi_wsp_path(const char *opt);
 /* opens the workspace directory, made (mode 0700) if missing: fd or -1 */
-int oxi_ws_open(const char *dir);
+int oxi_wsp_open(const char *dir);
 /* 1 when openat2 confines, 0 when the walk does, -1 not yet known;
  * tests set 0 to exercise the walk */
-extern int oxi_ws_beneath;
+extern int oxi_wsp_beneath;
 
 /* what every call of a tool is run with */
 struct oxi_tool_ctx {

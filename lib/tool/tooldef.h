@@ -26,9 +26,9 @@
  * for an absolute path or one that leads outside, ELOOP for a symlink
  * the walk refuses.
  */
-int oxi_ws_openat(int ws, const char *path, int flags, mode_t mode);
+int oxi_wsp_openat(int ws, const char *path, int flags, mode_t mode);
 /* opens directory path under ws, making missing ones when mk: fd or -1 */
-int oxi_ws_opendir(int ws, const char *path, int mk);
+int oxi_wsp_opendir(int ws, const char *path, int mk);
 
 #define OXI_TOOL_TAINT	512	/* a taint label's bytes, NUL included */
 

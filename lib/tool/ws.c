@@ -40,10 +40,10 @@ struct ws_open_how {
 #define WS_RESOLVE_NO_MAGICLINKS	0x02
 #define WS_RESOLVE_BENEATH		0x08
 
-int oxi_ws_beneath = -1;	/* -1 not probed yet, 1 openat2, 0 walk */
+int oxi_wsp_beneath = -1;	/* -1 not probed yet, 1 openat2, 0 walk */
 
 const char *
-oxi_ws_path(const char *opt)
+oxi_wsp_path(const char *opt)
 {
 	static char path[PATH_MAX];
 	const char *v, *state;
@@ -98,19 +98,19 @@ probe(int ws)
 {
 	int fd;
 
-	if (oxi_ws_beneath >= 0)
+	if (oxi_wsp_beneath >= 0)
 		return;
 	fd = openat2_(ws, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (fd >= 0) {
 		close(fd);
-		oxi_ws_beneath = 1;
+		oxi_wsp_beneath = 1;
 	} else if (errno == ENOSYS || errno == EPERM)
-		oxi_ws_beneath = 0;
+		oxi_wsp_beneath = 0;
 	/* any other error: ask again next time */
 }
 
 int
-oxi_ws_open(const char *dir)
+oxi_wsp_open(const char *dir)
 {
 	int fd;
 
@@ -196,7 +196,7 @@ fail:
 }
 
 int
-oxi_ws_openat(int ws, const char *path, int flags, mode_t mode)
+oxi_wsp_openat(int ws, const char *path, int flags, mode_t mode)
 {
 	int fd;
 
@@ -215,25 +215,25 @@ oxi_ws_openat(int ws, const char *path, int flags, mode_t mode)
 	/* openat2 takes O_PATH with no other open flag */
 	flags |= O_CLOEXEC | (flags & O_PATH ? 0 : O_NOCTTY);
 	probe(ws);
-	if (oxi_ws_beneath != 0) {
+	if (oxi_wsp_beneath != 0) {
 		fd = openat2_(ws, path, flags, mode);
 		if (fd >= 0 || (errno != ENOSYS && errno != EPERM) ||
-		    oxi_ws_beneath == 1)
+		    oxi_wsp_beneath == 1)
 			return fd;
-		oxi_ws_beneath = 0;
+		oxi_wsp_beneath = 0;
 	}
 	return walk(ws, path, flags, mode);
 }
 
 int
-oxi_ws_opendir(int ws, const char *path, int mk)
+oxi_wsp_opendir(int ws, const char *path, int mk)
 {
 	char *pre;
 	const char *p, *end;
 	int fd, parent, e;
 	size_t n;
 
-	fd = oxi_ws_openat(ws, path, O_RDONLY | O_DIRECTORY, 0);
+	fd = oxi_wsp_openat(ws, path, O_RDONLY | O_DIRECTORY, 0);
 	if (fd >= 0 || !mk || errno != ENOENT)
 		return fd;
 	/*
@@ -254,7 +254,7 @@ oxi_ws_opendir(int ws, const char *path, int mk)
 		n = end - path;
 		memcpy(pre, path, n);
 		pre[n] = '\0';
-		fd = oxi_ws_openat(ws, pre, O_RDONLY | O_DIRECTORY, 0);
+		fd = oxi_wsp_openat(ws, pre, O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0 && errno == ENOENT) {
 			memcpy(pre, p, end - p);
 			pre[end - p] = '\0';
@@ -263,7 +263,7 @@ oxi_ws_opendir(int ws, const char *path, int mk)
 				goto fail;
 			memcpy(pre, path, n);
 			pre[n] = '\0';
-			fd = oxi_ws_openat(ws, pre, O_RDONLY | O_DIRECTORY,
+			fd = oxi_wsp_openat(ws, pre, O_RDONLY | O_DIRECTORY,
 			    0);
 		}
 		if (fd < 0)

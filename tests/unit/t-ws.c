@@ -40,7 +40,7 @@ exists(const char *path)
 static int
 try(int ws, const char *path)
 {
-	int fd = oxi_ws_openat(ws, path, O_RDONLY, 0);
+	int fd = oxi_wsp_openat(ws, path, O_RDONLY, 0);
 
 	if (fd < 0)
 		return errno;
@@ -51,7 +51,7 @@ try(int ws, const char *path)
 static int
 trydir(int ws, const char *path, int mk)
 {
-	int fd = oxi_ws_opendir(ws, path, mk);
+	int fd = oxi_wsp_opendir(ws, path, mk);
 
 	if (fd < 0)
 		return errno;
@@ -62,7 +62,7 @@ trydir(int ws, const char *path, int mk)
 static void
 both(int ws, const char *mode)
 {
-	int walk = oxi_ws_beneath == 0;
+	int walk = oxi_wsp_beneath == 0;
 	char p[400];
 
 	is_int(try(ws, "a.txt"), 0, "%s: a file inside", mode);
@@ -122,7 +122,7 @@ main(void)
 	snprintf(p, sizeof p, "%s/secret", outside);
 	mkfile(p, "secret\n");
 
-	ws = oxi_ws_open(wsdir);
+	ws = oxi_wsp_open(wsdir);
 	ok(ws >= 0, "workspace made and opened");
 	snprintf(p, sizeof p, "%s/a.txt", wsdir);
 	mkfile(p, "a\n");
@@ -147,14 +147,14 @@ main(void)
 	if (symlink("a.txt", p) < 0)
 		perror(p);
 
-	if (oxi_ws_beneath == 1)
+	if (oxi_wsp_beneath == 1)
 		both(ws, "openat2");
 	else {
 		/* no openat2 here: the walk twice, to keep the plan */
 		printf("# openat2 unavailable, testing the walk only\n");
 		both(ws, "walk0");
 	}
-	oxi_ws_beneath = 0;
+	oxi_wsp_beneath = 0;
 	both(ws, "walk");
 
 	/* the output cap */
