@@ -95,7 +95,7 @@ dc_gw_heartbeat(long long seq)
 long
 dc_gw_jitter(long interval)
 {
-	if (interval <= 0)
+	if (interval <= 0 || sodium_init() < 0)
 		return 0;
 	return (long)randombytes_uniform((uint32_t)interval);
 }
