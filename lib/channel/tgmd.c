@@ -632,8 +632,7 @@ md_free(struct md *m)
 }
 
 int
-oxi_tgmd_render(const char *text_, size_t len, int md, size_t max,
-    struct oxi_tgmd_part **parts)
+oxi_tgmd_doc(const char *text_, size_t len, int md, struct oxi_tgmd_doc *d)
 {
 	MD_PARSER p = {
 		.flags = MD_FLAG_NOHTML | MD_FLAG_TABLES |
@@ -647,10 +646,9 @@ oxi_tgmd_render(const char *text_, size_t len, int md, size_t max,
 	};
 	struct oxi_buf src = OXI_BUF_INIT;
 	struct md m;
-	int n;
 
-	*parts = NULL;
-	if (max == 0 || len > 0xffffffffu) {
+	memset(d, 0, sizeof *d);
+	if (len > 0xffffffffu) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -668,7 +666,40 @@ oxi_tgmd_render(const char *text_, size_t len, int md, size_t max,
 		return -1;
 	}
 	oxi_buf_free(&src);
-	n = oxi_tgmd_parts(&m.d, max, parts);
+	/* the doc is the caller's now */
+	*d = m.d;
+	memset(&m.d, 0, sizeof m.d);
 	md_free(&m);
+	return 0;
+}
+
+void
+oxi_tgmd_doc_free(struct oxi_tgmd_doc *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsp; i++)
+		free(d->sp[i].attr);
+	free(d->sp);
+	oxi_buf_free(&d->v);
+	memset(d, 0, sizeof *d);
+}
+
+int
+oxi_tgmd_render(const char *text, size_t len, int md, size_t max,
+    struct oxi_tgmd_part **parts)
+{
+	struct oxi_tgmd_doc d;
+	int n;
+
+	*parts = NULL;
+	if (max == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (oxi_tgmd_doc(text, len, md, &d) < 0)
+		return -1;
+	n = oxi_tgmd_parts(&d, max, parts);
+	oxi_tgmd_doc_free(&d);
 	return n;
 }

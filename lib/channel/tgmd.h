@@ -49,6 +49,24 @@ struct oxi_tgmd_doc {
 					 * the same byte), nested */
 	size_t nsp;		/* how many */
 };
+/*
+ * The doc of text[0..len) (Markdown when md is set, else plain), as
+ * oxi_tgmd_render makes it before it cuts: for a renderer of another
+ * markup (the Discord sender's, dcmd.c).  0, or -1 with errno; free it
+ * with oxi_tgmd_doc_free.
+ */
+int oxi_tgmd_doc(const char *text, size_t len, int md,
+    struct oxi_tgmd_doc *d);
+void oxi_tgmd_doc_free(struct oxi_tgmd_doc *d);
+/*
+ * tgpart.c: where the part of d that starts at byte pos ends (*cut) and
+ * the next starts (*next), for at most max UTF-16 code units of shown
+ * text: all that is left if it fits, else the last paragraph break, line
+ * break or sentence end in the second half, else a space, else a
+ * character (not inside an emoji sequence when that can be helped)
+ */
+void oxi_tgmd_cut(const struct oxi_tgmd_doc *d, size_t pos, size_t max,
+    size_t *cut, size_t *next);
 /* the code point at s[0..n) (valid UTF-8), its length in *len */
 unsigned long oxi_tgmd_cp(const char *s, size_t n, size_t *len);
 /*

@@ -185,8 +185,9 @@ last(const char *s, size_t lo, size_t hi, const char *pat)
  * what fits, else the last space, else a character (not inside an emoji
  * sequence when that can be helped).
  */
-static void
-cut(const struct oxi_tgmd_doc *m, size_t pos, size_t max, size_t *cut, size_t *next)
+void
+oxi_tgmd_cut(const struct oxi_tgmd_doc *m, size_t pos, size_t max,
+    size_t *cut, size_t *next)
 {
 	const char *v = m->v.s;
 	size_t len = m->v.len, end = pos, units = 0, k, u, lo, i, c;
@@ -273,7 +274,7 @@ oxi_tgmd_parts(const struct oxi_tgmd_doc *d, size_t max,
 			pos++;
 		if (pos == len)
 			break;
-		cut(d, pos, max, &c, &next);
+		oxi_tgmd_cut(d, pos, max, &c, &next);
 		for (e = c; e > pos && (v[e - 1] == '\n' || v[e - 1] == ' '); e--)
 			;
 		if (e > pos) {
