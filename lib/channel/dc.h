@@ -183,6 +183,47 @@ void dc_ledger_thread(struct dcrx *, const char *thread, const char *parent);
 void dc_ledger_parent(struct dcrx *, const char *thread, char *buf,
     size_t len);
 
+/*
+ * The sender: dcsend.c (the stage: records in, the run), dcout.c (the
+ * deliveries: a queue a channel, the calls and their answers, drafts and
+ * typing), over the sent-ledger of channel/ch.h.
+ */
+#include "channel/ch.h"
+struct dcchan;
+struct dctx {
+	struct dc dc;		/* the client */
+	const struct oxi_chan_opts *o;	/* the options */
+	struct ch_sent sent;	/* discord-send-<account>.db, receipts */
+	struct dcchan *chans;	/* channels with something to send */
+	int inflight;		/* calls in flight */
+	long edit_ms;		/* drafts: the least time between two edits */
+	long typing_ms;		/* typing: the least time between two */
+	int stopping;		/* SIGTERM: start no new call */
+};
+/*
+ * dcout.c: dc_out_job queues a record of the ledger (consumed) under key;
+ * dc_out_draft and dc_out_typing take a msg.draft or typing (borrowed).
+ * dc_out_due starts the calls that are due and returns the ms until the
+ * next one is, or -1; dc_out_busy: jobs queued or calls in flight.
+ */
+void dc_out_job(void *tx, const char *key, jv rec);
+void dc_out_draft(struct dctx *, jv rec);
+void dc_out_typing(struct dctx *, jv rec);
+long dc_out_due(struct dctx *);
+int dc_out_busy(const struct dctx *);
+void dc_out_free(struct dctx *);
+
+/*
+ * dcmd.c: text[0..len), Markdown when md is set, else plain text, as
+ * Discord Markdown in messages of at most max characters (UTF-16 code
+ * units, markup counted): the number of parts (0 when nothing would
+ * show), each a string in *parts to free with dc_md_free; -1 with errno
+ * (ENOMEM, EINVAL for a max under 16).
+ */
+int dc_md_render(const char *text, size_t len, int md, size_t max,
+    char ***parts);
+void dc_md_free(char **parts, int n);
+
 /* the functions the channel table names (discord.c) */
 int oxi_dc_recv(const struct oxi_chan_opts *, const char **what);
 int oxi_dc_send(const struct oxi_chan_opts *, const char **what);
