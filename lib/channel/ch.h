@@ -24,4 +24,56 @@ void ch_db_exec(struct sqlite3 *, const char *name, const char *sql);
 OXI_NORETURN void ch_db_die(struct sqlite3 *, const char *name,
     const char *what);
 
+/*
+ * chsent.c: the sent-ledger of a sender.  Each msg.out, approval.ask and
+ * error shown is a row keyed by its id (an error: "error:<ref>"), put
+ * there before its bytes are consumed; each part delivered is a row
+ * keyed by the part's number (0 for the first).  All die 111 when the
+ * database fails.
+ */
+struct ch_sent {
+	struct sqlite3 *db;	/* <channel>-send-<account>.db */
+	const char *channel;	/* named by the receipts */
+	int rcptfd;		/* where receipts go */
+	int rcptgone;		/* their reader has gone */
+};
+void ch_sent_open(struct ch_sent *, const char *channel, const char *account,
+    int rcptfd);
+void ch_sent_close(struct ch_sent *);
+void ch_sent_begin(struct ch_sent *);
+void ch_sent_commit(struct ch_sent *);
+/* line[0..len) (a record) under key: 1 if new, 0 if known already */
+int ch_sent_put(struct ch_sent *, const char *key, const char *line,
+    size_t len);
+/* key's row: -1 none, 0 to deliver, 1 delivered, 2 failed */
+int ch_sent_state(struct ch_sent *, const char *key);
+/* the records not yet delivered, oldest first, each to fn (rec consumed);
+ * then the receipts owed, written */
+void ch_sent_load(struct ch_sent *, void (*fn)(void *arg, const char *key,
+    jv rec), void *arg);
+/* part n (0 for the first) of key went out as message mid of chat */
+void ch_sent_part(struct ch_sent *, const char *key, int n, const char *chat,
+    const char *mid);
+/* the parts of key delivered so far; the first's "chat:mid" in pid */
+int ch_sent_parts(struct ch_sent *, const char *key, char *pid, size_t len);
+/*
+ * key is done: delivered (error NULL, pid the platform id of its first
+ * part) or failed (pid ignored); its receipt written, for ref answering
+ * inreply
+ */
+void ch_sent_done(struct ch_sent *, const char *key, const char *ref,
+    const char *inreply, const char *pid, const char *error);
+/* the message that shows the draft of msg.out id in chat: mid, or NULL
+ * to forget it; ch_sent_draft_get: it, or "" */
+void ch_sent_draft(struct ch_sent *, const char *id, const char *chat,
+    const char *mid);
+void ch_sent_draft_get(struct ch_sent *, const char *id, char *mid,
+    size_t len);
+/* a receipt for ref answering inreply: delivered as pid, or not for
+ * error; none once their reader has gone (EPIPE), else dies 111 */
+void ch_sent_receipt(struct ch_sent *, const char *ref, const char *inreply,
+    const char *pid, const char *error);
+/* forgets what was delivered long ago */
+void ch_sent_prune(struct ch_sent *);
+
 #endif

@@ -15,6 +15,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 
 #define TG_BASE		"https://api.telegram.org"
 #define TG_ACCOUNT	"main"
@@ -165,15 +166,14 @@ void tg_hook_close(struct tghook *);
 /*
  * The sender: tgsend.c (the stage: records in, the run), tgout.c (the
  * deliveries: a queue a chat, the calls and their answers, drafts and
- * typing), tgsent.c (the sent-ledger and the receipts).
+ * typing); the sent-ledger and the receipts are chsent.c's (ch.h).
  */
 struct tgchat;
 struct tgtx {
 	struct tg tg;		/* the client */
 	const struct oxi_chan_opts *o;	/* the options */
-	struct sqlite3 *db;	/* the sent-ledger: telegram-send-<account>.db */
-	int rcptfd;		/* receipts: -r fd, else stdout */
-	int rcptgone;		/* their reader has gone */
+	struct ch_sent sent;	/* the sent-ledger: telegram-send-<account>.db;
+				 * receipts to -r fd, else stdout */
 	struct tgchat *chats;	/* chats with something to send */
 	int inflight;		/* calls in flight */
 	long edit_ms;		/* drafts: the least time between two calls in
@@ -181,49 +181,6 @@ struct tgtx {
 	long typing_ms;		/* typing: the least time between two */
 	int stopping;		/* SIGTERM: start no new call */
 };
-/*
- * tgsent.c: the sent-ledger.  Each msg.out, approval.ask and error
- * shown is a row keyed by its id (an error: "error:<ref>"), put there
- * before its bytes are consumed; each part delivered is a row keyed by
- * the part's id (the record's id, then "<id>/2", "<id>/3", ...).  All
- * die 111 when the database fails.
- */
-void tg_sent_open(struct tgtx *);
-void tg_sent_close(struct tgtx *);
-void tg_sent_begin(struct tgtx *);
-void tg_sent_commit(struct tgtx *);
-/* line[0..len) (a record) under key: 1 if new, 0 if known already */
-int tg_sent_put(struct tgtx *, const char *key, const char *line,
-    size_t len);
-/* key's row: -1 none, 0 to deliver, 1 delivered, 2 failed */
-int tg_sent_state(struct tgtx *, const char *key);
-/* the records not yet delivered, oldest first, each to fn (rec consumed);
- * then the receipts owed, written */
-void tg_sent_load(struct tgtx *, void (*fn)(struct tgtx *, const char *key,
-    jv rec));
-/* part n (0 for the first) of key went out as message mid of chat */
-void tg_sent_part(struct tgtx *, const char *key, int n, const char *chat,
-    const char *mid);
-/* the parts of key delivered so far; the first's platform id in pid */
-int tg_sent_parts(struct tgtx *, const char *key, char *pid, size_t len);
-/*
- * key is done: delivered (error NULL, pid the platform id of its first
- * part) or failed; its receipt written, for ref answering inreply
- */
-void tg_sent_done(struct tgtx *, const char *key, const char *ref,
-    const char *inreply, const char *pid, const char *error);
-/* the message that shows the draft of msg.out id in chat: mid, or NULL
- * to forget it; tg_sent_draft_get: it, or "" */
-void tg_sent_draft(struct tgtx *, const char *id, const char *chat,
-    const char *mid);
-void tg_sent_draft_get(struct tgtx *, const char *id, char *mid,
-    size_t len);
-/* a receipt for ref answering inreply: delivered as pid, or not for
- * error; none once their reader has gone (EPIPE), else dies 111 */
-void tg_sent_receipt(struct tgtx *, const char *ref, const char *inreply,
-    const char *pid, const char *error);
-/* forgets what was delivered long ago */
-void tg_sent_prune(struct tgtx *);
 /*
  * tgout.c: tg_out_job queues a record of the ledger (consumed) under
  * key; tg_out_draft and tg_out_typing take a msg.draft or typing

@@ -1,7 +1,6 @@
 /*
- * tgout.c - the deliveries of oxi-send telegram: a queue a chat, each
- * with at most one call in flight, all chats at once on the client's
- * http loop
+ * tgout.c - the deliveries of oxi-send telegram: a queue a chat, each with
+ * at most one call in flight, all chats at once on the client's http loop
  *
  * A job is a record of the sent-ledger: a msg.out (Telegram HTML in
  * parts, tgmd.c), an approval.ask (a button a choice, callback_data
@@ -281,7 +280,8 @@ job_start(struct tgtx *tx, struct tgchat *c)
 			c->did = NULL;
 		}
 		if (!j->edit[0])
-			tg_sent_draft_get(tx, j->key, j->edit, sizeof j->edit);
+			ch_sent_draft_get(&tx->sent, j->key, j->edit,
+			    sizeof j->edit);
 	}
 	k->what = C_JOB;
 	k->edit = j->n == 0 && j->edit[0];
@@ -367,9 +367,9 @@ job_end(struct tgtx *tx, struct tgchat *c, const char *error)
 	if (error)
 		oxi_warn("telegram: %s %s to %s not delivered: %s",
 		    oxi_msg_type_peek(j->rec), j->key, j->chat, error);
-	tg_sent_done(tx, j->key, ref, inreply, error ? NULL : j->pid, error);
+	ch_sent_done(&tx->sent, j->key, ref, inreply, j->pid, error);
 	if (j->kind == J_OUT)
-		tg_sent_draft(tx, j->key, NULL, NULL);
+		ch_sent_draft(&tx->sent, j->key, NULL, NULL);
 	c->head = j->next;
 	if (!c->head)
 		c->tail = NULL;
@@ -418,7 +418,7 @@ job_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 			snprintf(m, sizeof m, "%s", j->edit);
 		else
 			mid(res->result, m, sizeof m);
-		tg_sent_part(tx, j->key, j->n, j->chat, m);
+		ch_sent_part(&tx->sent, j->key, j->n, j->chat, m);
 		if (j->n == 0)
 			snprintf(j->pid, sizeof j->pid, "%s:%s", j->chat, m);
 		j->plain = 0;
@@ -449,7 +449,7 @@ job_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 		/* the draft message is gone or cannot change: a new one */
 		oxi_debug("telegram: %s: sending anew", res->err);
 		j->edit[0] = '\0';
-		tg_sent_draft(tx, j->key, NULL, NULL);
+		ch_sent_draft(&tx->sent, j->key, NULL, NULL);
 	} else if (res->code == 400 && strstr(res->desc, "thread not found") &&
 	    !j->nothread) {
 		oxi_warn("telegram: %s: %s goes without its thread", res->err,
@@ -469,7 +469,7 @@ draft_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 		if (!k->native && !k->edit && c->did) {
 			snprintf(c->dmid, sizeof c->dmid, "%s",
 			    mid(res->result, m, sizeof m));
-			tg_sent_draft(tx, c->did, c->id, c->dmid);
+			ch_sent_draft(&tx->sent, c->did, c->id, c->dmid);
 		}
 		free(c->dshown);
 		c->dshown = k->html;
@@ -551,7 +551,7 @@ tg_out_job(struct tgtx *tx, const char *key, jv rec)
 		oxi_diesys(OXI_EX_TEMP, "unable to render %s", key);
 	}
 	/* the parts delivered before a restart */
-	j->n = tg_sent_parts(tx, key, pid, sizeof pid);
+	j->n = ch_sent_parts(&tx->sent, key, pid, sizeof pid);
 	snprintf(j->pid, sizeof j->pid, "%s", pid);
 	c = chat_get(tx, j->chat[0] ? j->chat : "?");
 	if (c->tail)
@@ -573,7 +573,7 @@ tg_out_draft(struct tgtx *tx, jv rec)
 	int n;
 
 	/* a draft of a reply here already, or delivered, is stale */
-	if (!id || tg_sent_state(tx, id) >= 0)
+	if (!id || ch_sent_state(&tx->sent, id) >= 0)
 		return;
 	c = chat_get(tx, oxi_msg_peek(rec, "chat"));
 	text = oxi_msg_peek(rec, "text");

@@ -80,7 +80,7 @@ take(struct tgtx *tx, struct oxi_nd *in, jv rec, int *txn)
 	    (why = "msg.draft record needs \"id\" (a string)"))) {
 		oxi_nd_reject(in, why);
 		if (k == R_OUT && id)
-			tg_sent_receipt(tx, id, oxi_msg_peek(rec,
+			ch_sent_receipt(&tx->sent, id, oxi_msg_peek(rec,
 			    "in_reply_to"), NULL, why);
 		return 1;
 	}
@@ -110,10 +110,10 @@ take(struct tgtx *tx, struct oxi_nd *in, jv rec, int *txn)
 		oxi_buf_printf(&key, "noid:%s", ulid);
 	}
 	if (!*txn) {
-		tg_sent_begin(tx);
+		ch_sent_begin(&tx->sent);
 		*txn = 1;
 	}
-	if (tg_sent_put(tx, key.s, in->line, in->linelen))
+	if (ch_sent_put(&tx->sent, key.s, in->line, in->linelen))
 		tg_out_job(tx, key.s, jv_copy(rec));
 	else
 		oxi_debug("%s:%lu: %s %s is known: not sent again", in->name,
@@ -139,11 +139,18 @@ takeall(struct tgtx *tx, struct oxi_nd *in)
 		jv_free(rec);
 	}
 	if (txn)
-		tg_sent_commit(tx);
+		ch_sent_commit(&tx->sent);
 	/* in the ledger, or of no use later: the input may let go */
 	if (oxi_nd_consume(in) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
 	return status;
+}
+
+/* a record of the ledger left undelivered, queued again */
+static void
+job(void *tx, const char *key, jv rec)
+{
+	tg_out_job(tx, key, rec);
 }
 
 static void
@@ -154,7 +161,6 @@ settings(struct tgtx *tx, const struct oxi_chan_opts *o)
 		oxi_die(OXI_EX_USAGE, "-c, -t, -u, -m, -D, -e and -w are not "
 		    "options of the telegram sender");
 	tx->o = o;
-	tx->rcptfd = o->rcptfd >= 0 ? o->rcptfd : 1;
 	if (oxi_env_ms("OXI_TELEGRAM_EDIT_INTERVAL", EDIT_MS,
 	    &tx->edit_ms) < 0)
 		oxi_die(OXI_EX_USAGE, "OXI_TELEGRAM_EDIT_INTERVAL must be a "
@@ -197,15 +203,16 @@ oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 	tg_open(&tx.tg, o->account);
 	if ((tx.tg.sigfd = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_NOPIPE)) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
-	tg_sent_open(&tx);
-	tg_sent_prune(&tx);
+	ch_sent_open(&tx.sent, "telegram", tx.tg.account,
+	    o->rcptfd >= 0 ? o->rcptfd : 1);
+	ch_sent_prune(&tx.sent);
 	pruned = oxi_clock_ms();
 	oxi_nd_init(&in, 0, "stdin");
 	in.max = o->max;
 	if (oxi_nd_peek(&in) < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up reading stdin");
 	/* what a stage killed before left undelivered, or unreceipted */
-	tg_sent_load(&tx, tg_out_job);
+	ch_sent_load(&tx.sent, job, &tx);
 	checktoken(&tx);
 	oxi_notify(o->notif);
 	for (;;) {
@@ -219,7 +226,7 @@ oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 		    in.eof && !tg_out_busy(&tx))
 			break;
 		if (oxi_clock_ms() - pruned > PRUNE_MS) {
-			tg_sent_prune(&tx);
+			ch_sent_prune(&tx.sent);
 			pruned = oxi_clock_ms();
 		}
 		n = 0;
@@ -240,7 +247,7 @@ oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 	}
 	tg_out_free(&tx);
 	oxi_nd_free(&in);
-	tg_sent_close(&tx);
+	ch_sent_close(&tx.sent);
 	tg_close(&tx.tg);
 	return status;
 }

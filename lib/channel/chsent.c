@@ -1,8 +1,8 @@
 /*
- * tgsent.c - the sent-ledger of oxi-send telegram, and its receipts
+ * chsent.c - the sent-ledger of a channel's sender, and its receipts
  *
- * telegram-send-<account>.db in the state directory (WAL, synchronous
- * NORMAL).  A record to deliver (msg.out, approval.ask, an error shown) is
+ * <channel>-send-<account>.db in the state directory (WAL, synchronous
+ * NORMAL): telegram-send-main.db, slack-send-T0123.db.  A record to deliver (msg.out, approval.ask, an error shown) is
  * a row of outbox keyed by its id, put there before its bytes are
  * consumed from the input; a record whose id is there already is not
  * delivered again.  Each part that went out is a row of parts keyed by
@@ -12,7 +12,7 @@
  * written, and then the row says that too: a receipt owed is written at
  * the next start.  drafts maps a reply still being written to the
  * message that shows it, so that its final text edits that message even
- * across a restart.  The one window: a kill between Telegram's answer
+ * across a restart.  The one window: a kill between the platform's answer
  * and the row of that part sends the part again.
  */
 #include <errno.h>
@@ -23,10 +23,7 @@
 #include <sqlite3.h>
 
 #include "oxi.h"
-#include "net/net.h"
-#include "channel/channel.h"
 #include "channel/ch.h"
-#include "channel/tg.h"
 
 #define KEEP_S		(7 * 86400)	/* delivered rows are kept so long */
 
@@ -59,7 +56,7 @@ static const char *const migrations[] = {
 
 /* runs st to its end and finalizes it; dies with what */
 static void
-done(struct tgtx *tx, sqlite3_stmt *st, const char *what)
+done(struct ch_sent *tx, sqlite3_stmt *st, const char *what)
 {
 	if (sqlite3_step(st) != SQLITE_DONE)
 		dbdie(tx, what);
@@ -78,11 +75,15 @@ bind(sqlite3_stmt *st, int i, const char *s)
 }
 
 void
-tg_sent_open(struct tgtx *tx)
+ch_sent_open(struct ch_sent *tx, const char *channel, const char *account,
+    int rcptfd)
 {
 	struct oxi_buf p = OXI_BUF_INIT;
 
-	oxi_buf_printf(&p, "telegram-send-%s.db", tx->tg.account);
+	tx->channel = channel;
+	tx->rcptfd = rcptfd;
+	tx->rcptgone = 0;
+	oxi_buf_printf(&p, "%s-send-%s.db", channel, account);
 	/* NORMAL: a WAL commit outlives a kill -9 without waiting for the
 	 * disk, and the window in which a part that went out is not yet here
 	 * (a kill then sends it again) is the time of an insert, not of a
@@ -93,26 +94,26 @@ tg_sent_open(struct tgtx *tx)
 }
 
 void
-tg_sent_close(struct tgtx *tx)
+ch_sent_close(struct ch_sent *tx)
 {
 	sqlite3_close(tx->db);
 	tx->db = NULL;
 }
 
 void
-tg_sent_begin(struct tgtx *tx)
+ch_sent_begin(struct ch_sent *tx)
 {
 	exec(tx, "BEGIN IMMEDIATE");
 }
 
 void
-tg_sent_commit(struct tgtx *tx)
+ch_sent_commit(struct ch_sent *tx)
 {
 	exec(tx, "COMMIT");
 }
 
 int
-tg_sent_put(struct tgtx *tx, const char *key, const char *line, size_t len)
+ch_sent_put(struct ch_sent *tx, const char *key, const char *line, size_t len)
 {
 	sqlite3_stmt *st = prep(tx, "INSERT OR IGNORE INTO outbox(key, rec, "
 	    "at) VALUES(?, ?, ?)");
@@ -125,7 +126,7 @@ tg_sent_put(struct tgtx *tx, const char *key, const char *line, size_t len)
 }
 
 int
-tg_sent_state(struct tgtx *tx, const char *key)
+ch_sent_state(struct ch_sent *tx, const char *key)
 {
 	sqlite3_stmt *st = prep(tx, "SELECT state FROM outbox WHERE key = ?");
 	int state = -1;
@@ -138,12 +139,12 @@ tg_sent_state(struct tgtx *tx, const char *key)
 }
 
 void
-tg_sent_receipt(struct tgtx *tx, const char *ref, const char *inreply,
+ch_sent_receipt(struct ch_sent *tx, const char *ref, const char *inreply,
     const char *pid, const char *error)
 {
 	if (tx->rcptgone || !ref)
 		return;
-	if (oxi_msg_receipt(tx->rcptfd, "telegram", ref, inreply, pid,
+	if (oxi_msg_receipt(tx->rcptfd, tx->channel, ref, inreply, pid,
 	    error == NULL, error) == 0)
 		return;
 	if (errno != EPIPE)
@@ -153,7 +154,7 @@ tg_sent_receipt(struct tgtx *tx, const char *ref, const char *inreply,
 }
 
 static void
-rcpt_written(struct tgtx *tx, const char *key)
+rcpt_written(struct ch_sent *tx, const char *key)
 {
 	sqlite3_stmt *st = prep(tx, "UPDATE outbox SET rcpt = 1 WHERE key = ?");
 
@@ -169,8 +170,8 @@ col(sqlite3_stmt *st, int i)
 }
 
 void
-tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
-    jv rec))
+ch_sent_load(struct ch_sent *tx, void (*fn)(void *arg, const char *key,
+    jv rec), void *arg)
 {
 	sqlite3_stmt *st;
 	jv rec;
@@ -181,7 +182,7 @@ tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		rec = oxi_json_parse(col(st, 1), sqlite3_column_bytes(st, 1));
 		if (oxi_jis(rec, JV_KIND_OBJECT))
-			fn(tx, col(st, 0), rec);
+			fn(arg, col(st, 0), rec);
 		else
 			jv_free(rec);
 	}
@@ -192,7 +193,7 @@ tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
 	st = prep(tx, "SELECT key, ref, inreply, pid, error FROM outbox "
 	    "WHERE state != 0 AND rcpt = 0 ORDER BY rowid");
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		tg_sent_receipt(tx, col(st, 1), col(st, 2), col(st, 3), col(st, 4));
+		ch_sent_receipt(tx, col(st, 1), col(st, 2), col(st, 3), col(st, 4));
 		rcpt_written(tx, col(st, 0));
 	}
 	if (r != SQLITE_DONE)
@@ -201,7 +202,7 @@ tg_sent_load(struct tgtx *tx, void (*fn)(struct tgtx *, const char *key,
 }
 
 void
-tg_sent_part(struct tgtx *tx, const char *key, int n, const char *chat,
+ch_sent_part(struct ch_sent *tx, const char *key, int n, const char *chat,
     const char *mid)
 {
 	sqlite3_stmt *st = prep(tx, "INSERT OR REPLACE INTO parts(key, n, "
@@ -216,7 +217,7 @@ tg_sent_part(struct tgtx *tx, const char *key, int n, const char *chat,
 }
 
 int
-tg_sent_parts(struct tgtx *tx, const char *key, char *pid, size_t len)
+ch_sent_parts(struct ch_sent *tx, const char *key, char *pid, size_t len)
 {
 	sqlite3_stmt *st = prep(tx, "SELECT n, chat, mid FROM parts WHERE "
 	    "key = ? ORDER BY n");
@@ -235,11 +236,14 @@ tg_sent_parts(struct tgtx *tx, const char *key, char *pid, size_t len)
 }
 
 void
-tg_sent_done(struct tgtx *tx, const char *key, const char *ref,
+ch_sent_done(struct ch_sent *tx, const char *key, const char *ref,
     const char *inreply, const char *pid, const char *error)
 {
 	sqlite3_stmt *st = prep(tx, "UPDATE outbox SET state = ?, ref = ?, "
 	    "inreply = ?, pid = ?, error = ? WHERE key = ?");
+
+	if (error)
+		pid = NULL;
 
 	sqlite3_bind_int(st, 1, error ? FAILED : SENT);
 	bind(st, 2, ref);
@@ -248,12 +252,12 @@ tg_sent_done(struct tgtx *tx, const char *key, const char *ref,
 	bind(st, 5, error);
 	bind(st, 6, key);
 	done(tx, st, "unable to mark a delivery");
-	tg_sent_receipt(tx, ref, inreply, pid, error);
+	ch_sent_receipt(tx, ref, inreply, pid, error);
 	rcpt_written(tx, key);
 }
 
 void
-tg_sent_draft(struct tgtx *tx, const char *id, const char *chat,
+ch_sent_draft(struct ch_sent *tx, const char *id, const char *chat,
     const char *mid)
 {
 	sqlite3_stmt *st;
@@ -271,7 +275,7 @@ tg_sent_draft(struct tgtx *tx, const char *id, const char *chat,
 }
 
 void
-tg_sent_draft_get(struct tgtx *tx, const char *id, char *mid, size_t len)
+ch_sent_draft_get(struct ch_sent *tx, const char *id, char *mid, size_t len)
 {
 	sqlite3_stmt *st = prep(tx, "SELECT mid FROM drafts WHERE id = ?");
 
@@ -283,7 +287,7 @@ tg_sent_draft_get(struct tgtx *tx, const char *id, char *mid, size_t len)
 }
 
 void
-tg_sent_prune(struct tgtx *tx)
+ch_sent_prune(struct ch_sent *tx)
 {
 	sqlite3_stmt *st;
 	sqlite3_int64 old = (sqlite3_int64)(time(NULL) - KEEP_S);
