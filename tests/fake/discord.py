@@ -60,7 +60,8 @@ Control (no token):
   GET  /control/state      {"messages":{channel:[{id,content,components,
                            edits,reference}]},"identifies","resumes",
                            "heartbeats","acks","connected","seq",
-                           "callbacks":[...],"calls"}
+                           "callbacks":[...],"calls","limited" (429s of
+                           --bucket)}
 """
 import argparse
 import itertools
@@ -80,7 +81,7 @@ LOCK = threading.Lock()
 IDS = itertools.count(1100000000000000000)
 STATE = {
     "messages": {}, "identifies": 0, "resumes": 0, "heartbeats": 0,
-    "acks": 0, "callbacks": [], "calls": 0, "closes": [],
+    "acks": 0, "callbacks": [], "calls": 0, "closes": [], "limited": 0,
 }
 SESSION = {"id": None, "seq": 0, "events": []}   # the one session
 PENDING = []            # events fed before any session
@@ -417,6 +418,8 @@ class Handler(BaseHTTPRequestHandler):
                     extra.append(("X-RateLimit-Global", "true"))
             return self.answer(st, body, hdr + extra)
         if not ok:
+            with LOCK:
+                STATE["limited"] += 1
             return self.answer(429, {"message": "You are being rate "
                                      "limited.", "retry_after":
                                      round(after, 3), "global": False},
