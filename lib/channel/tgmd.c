@@ -618,16 +618,13 @@ md_free(struct md *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->d.nsp; i++)
-		free(m->d.sp[i].attr);
+	oxi_tgmd_doc_free(&m->d);
 	for (i = 0; i < m->nst; i++)
 		free(m->st[i].href);
-	free(m->d.sp);
 	free(m->st);
 	free(m->ls);
 	if (m->tb)
 		table_free(m->tb);
-	oxi_buf_free(&m->d.v);
 	oxi_buf_free(&m->pfx);
 }
 
@@ -666,8 +663,7 @@ oxi_tgmd_doc(const char *text_, size_t len, int md, struct oxi_tgmd_doc *d)
 		return -1;
 	}
 	oxi_buf_free(&src);
-	/* the doc is the caller's now */
-	*d = m.d;
+	*d = m.d;		/* the caller's now */
 	memset(&m.d, 0, sizeof m.d);
 	md_free(&m);
 	return 0;
@@ -693,11 +689,9 @@ oxi_tgmd_render(const char *text, size_t len, int md, size_t max,
 	int n;
 
 	*parts = NULL;
-	if (max == 0) {
+	if (max == 0)
 		errno = EINVAL;
-		return -1;
-	}
-	if (oxi_tgmd_doc(text, len, md, &d) < 0)
+	if (max == 0 || oxi_tgmd_doc(text, len, md, &d) < 0)
 		return -1;
 	n = oxi_tgmd_parts(&d, max, parts);
 	oxi_tgmd_doc_free(&d);
