@@ -2,7 +2,9 @@
  * t-discord.c - the Discord channel's pure parts: the Ed25519 check of
  * HTTP interactions against every vector of ../shared/wire/discord/
  * discord_ed25519_vectors.json (RFC 8032 and Discord-style), with
- * mutations of each valid one refused
+ * mutations of each valid one refused; the Gateway's payloads read and
+ * written, what a close code means; the model's Markdown as Discord's,
+ * cut in parts that fit
  *
  * usage: t-discord [shared-dir]   (default $SHARED, else ../shared from
  * the top of the tree; the vectors are skipped without it)
@@ -15,6 +17,7 @@
 #include "net/net.h"
 #include "channel/channel.h"
 #include "channel/dc.h"
+#include "channel/tgmd.h"
 #include "tap.h"
 
 #define NMUT	6	/* mutations tried on each valid vector */
@@ -153,6 +156,124 @@ vectors(const char *shared)
 	oxi_buf_free(&path);
 }
 
+/* one Markdown text: its only part */
+static void
+md1(const char *in, const char *want, const char *what)
+{
+	char **p;
+	int n = dc_md_render(in, strlen(in), 1, DC_TEXT_MAX, &p);
+
+	is_str(n == 1 ? p[0] : NULL, want, "markdown: %s", what);
+	if (n > 0)
+		dc_md_free(p, n);
+}
+
+static void
+markdown(void)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	char **p;
+	int i, n, bad, fences;
+
+	md1("**bold** and *it* `x_y`", "**bold** and *it* `x_y`",
+	    "bold, italic, code kept; nothing escaped in code");
+	md1("a_b*c <@1> ~x~ | y", "a\\_b\\*c \\<@1> ~~x~~ \\| y",
+	    "markup characters of the text escaped, strikethrough");
+	md1("```c\nint x;\n```", "```c\nint x;\n```", "a code block");
+	md1("[site](https://x.org/a_b) see https://x.org/a_b",
+	    "[site](https://x.org/a_b) see https://x.org/a_b",
+	    "a link, and a bare URL as itself");
+	md1("> quoted\n> two", "> quoted\n> two", "a quote, line by line");
+	md1("# Title\n\ntext\n\n- a\n- b", "**Title**\n\ntext\n\n\xe2\x80\xa2 a"
+	    "\n\xe2\x80\xa2 b", "a heading bold, a list of bullets");
+	md1("| a | b |\n|---|---|\n| 1 | 2 |", "```\na | b\n--+--\n1 | 2\n```",
+	    "a table as a code block");
+	n = dc_md_render("*plain*", 7, 0, DC_TEXT_MAX, &p);
+	is_str(n == 1 ? p[0] : NULL, "\\*plain\\*", "plain text: shown as "
+	    "it is");
+	dc_md_free(p, n);
+	for (i = 0; i < 300; i++)
+		oxi_buf_printf(&b, "Sentence %d is *here*.%s", i, i % 20 == 19 ?
+		    "\n\n" : " ");
+	n = dc_md_render(b.s, b.len, 1, DC_TEXT_MAX, &p);
+	for (i = bad = 0; i < n; i++)
+		bad |= oxi_tgmd_units(p[i], strlen(p[i])) > DC_TEXT_MAX ||
+		    p[i][strlen(p[i]) - 1] != '.';
+	ok(n >= 4 && !bad, "a long text: %d parts of 2000 at most, each "
+	    "ending a sentence", n);
+	dc_md_free(p, n);
+	oxi_buf_reset(&b);
+	oxi_buf_cats(&b, "```py\n");
+	for (i = 0; i < 200; i++)
+		oxi_buf_printf(&b, "x_%d = '```'  # a line\n", i);
+	oxi_buf_cats(&b, "```\n");
+	n = dc_md_render(b.s, b.len, 1, DC_TEXT_MAX, &p);
+	for (i = bad = 0; i < n; i++) {
+		const char *q;
+
+		for (fences = 0, q = p[i]; (q = strstr(q, "```")); q += 3)
+			fences++;
+		bad |= oxi_tgmd_units(p[i], strlen(p[i])) > DC_TEXT_MAX ||
+		    fences != 2 || strncmp(p[i], "```py\n", 6) != 0;
+	}
+	ok(n >= 3 && !bad, "a long code block: %d parts, each one whole "
+	    "block (backticks inside broken up)", n);
+	dc_md_free(p, n);
+	oxi_buf_free(&b);
+	n = dc_md_render("", 0, 1, DC_TEXT_MAX, &p);
+	is_int(n, 0, "nothing to show: no part");
+}
+
+static void
+gateway(void)
+{
+	struct dc_gw g;
+	const char *why;
+	jv v;
+	long j;
+	int i, okj = 1;
+
+	const char *disp = "{\"op\":0,\"t\":\"MESSAGE_CREATE\",\"s\":42,"
+	    "\"d\":{\"id\":\"1\"}}", *hello = "{\"op\":10,\"d\":"
+	    "{\"heartbeat_interval\":45000}}";
+
+	is_int(dc_gw_read(disp, strlen(disp), &g, &why), 0, "a dispatch read");
+	ok(g.op == 0 && g.s == 42 && !strcmp(g.t, "MESSAGE_CREATE") &&
+	    oxi_jis(g.d, JV_KIND_OBJECT), "...its op, s, t and d");
+	jv_free(g.d);
+	is_int(dc_gw_read(hello, strlen(hello), &g, &why), 0, "Hello read");
+	ok(g.op == 10 && g.s == -1 && g.t[0] == '\0' &&
+	    oxi_jnum(g.d, "heartbeat_interval", 0) == 45000, "...no s, no t");
+	jv_free(g.d);
+	ok(dc_gw_read("[1]", 3, &g, &why) < 0 && dc_gw_read("{\"d\":1}", 7,
+	    &g, &why) < 0 && dc_gw_read("{\"op\":1.5}", 10, &g, &why) < 0 &&
+	    dc_gw_read("{\"op\":", 6, &g, &why) < 0, "no object, no op, a "
+	    "fraction, cut JSON: refused");
+	v = dc_gw_identify("T0K", 37377);
+	is_str(jv_string_value(v), "{\"op\":2,\"d\":{\"token\":\"T0K\","
+	    "\"intents\":37377,\"properties\":{\"os\":\"linux\",\"browser\":"
+	    "\"oxi\",\"device\":\"oxi\"}}}", "identify");
+	jv_free(v);
+	v = dc_gw_resume("T0K", "sess", 7);
+	is_str(jv_string_value(v), "{\"op\":6,\"d\":{\"token\":\"T0K\","
+	    "\"session_id\":\"sess\",\"seq\":7}}", "resume");
+	jv_free(v);
+	v = dc_gw_heartbeat(-1);
+	is_str(jv_string_value(v), "{\"op\":1,\"d\":null}", "a heartbeat "
+	    "before any sequence number");
+	jv_free(v);
+	for (i = 0; i < 1000; i++)
+		okj &= (j = dc_gw_jitter(1000)) >= 0 && j < 1000;
+	ok(okj, "the jitter is in [0, interval)");
+	ok(dc_gw_close(4004, &why) == 1 && strstr(why, "DISCORD_BOT_TOKEN") &&
+	    dc_gw_close(4014, &why) == 1 && dc_gw_close(4013, &why) == 1,
+	    "4004, 4013, 4014: fatal, saying why");
+	ok(dc_gw_close(4009, &why) == 2 && dc_gw_close(4007, &why) == 2,
+	    "4007, 4009: the session is gone");
+	ok(dc_gw_close(4000, &why) == 0 && dc_gw_close(1006, &why) == 0 &&
+	    dc_gw_close(1000, &why) == 0, "4000, 1006, 1000: resume");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -178,15 +299,18 @@ main(int argc, char **argv)
 		f = fopen(p.s, "r");
 		oxi_buf_free(&p);
 	}
-	if (!f) {
-		printf("1..0 # SKIP no shared directory '%s'\n", shared);
-		return 0;
-	}
-	fclose(f);
 	/* 3 RFC vectors and 8 Discord-style ones (2 valid), each valid one
 	 * mutated NMUT ways */
-	plan(1 + 3 * (1 + NMUT) + 8 + 2 * NMUT + 1);
+	plan(1 + 3 * (1 + NMUT) + 8 + 2 * NMUT + 1 + 11 + 13);
 	ok(dc_verify("zz", "00", "", "", 0) < 0, "a malformed key: refused");
-	vectors(shared);
+	if (f) {
+		fclose(f);
+		vectors(shared);
+	} else
+		for (int i = 0; i < 3 * (1 + NMUT) + 8 + 2 * NMUT + 1; i++)
+			printf("ok %d # SKIP no shared directory '%s'\n",
+			    ++tap_n, shared);
+	markdown();
+	gateway();
 	return done();
 }
