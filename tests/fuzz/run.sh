@@ -26,6 +26,7 @@ tgmd) max=16384 w= ;;
 url) max=2048 w= ;;
 shpolicy) max=1024 w= ;;
 tgupdate) max=16384 w=telegram ;;
+discord) max=16384 w=discord ;;
 leak) max=16384 w= ;;
 openai) max=16384 w=openai-chat ;;
 anthropic) max=16384 w=anthropic ;;
