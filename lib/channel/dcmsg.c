@@ -410,7 +410,7 @@ interaction(struct dcrx *rx, jv d, long long at, int answer, jv *out)
 	who = oxi_jis(mem, JV_KIND_OBJECT) ? oxi_jget(mem, "user") :
 	    oxi_jget(d, "user");
 	colon = cid && strncmp(cid, "a:", 2) == 0 ? strrchr(cid, ':') : NULL;
-	if (colon == cid + 1)
+	if (colon && colon == cid + 1)
 		colon = NULL;
 	if (oxi_jnum(d, "type", 0) != 3) {
 		oxi_debug("discord: an interaction not of a button: skipped");
