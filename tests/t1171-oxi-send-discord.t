@@ -4,7 +4,7 @@
 # failures: 401 ends us, a refusal fails the one reply, 5xx is retried
 cd "$(dirname "$0")" && . ./lib.sh && . ./dc.sh || exit 1
 command -v curl >/dev/null || skip_all "no curl"
-plan 24
+plan 25
 
 # rec TYPE ID CHAT TEXT [KEY:JSON...]: a record for channel discord
 rec() {
@@ -94,6 +94,16 @@ n=$(dc_state calls)
 tx_run "$TMP/in"
 check 'the same records again: nothing sent again' \
 	'[ "$(dc_state calls)" = $((n + 2)) ] && [ ! -s "$TMP/rcpt" ]'
+
+# the window of a kill between Discord's answer and the ledger's row:
+# the ledger lost, the same reply again: its nonce, enforced, makes none
+m=$(dc_msgs 500 | wc -l)
+rm -f "$OXI_HOME"/discord-send-main.db*
+head -n 1 "$TMP/in" >"$TMP/in1"
+tx_run "$TMP/in1"
+check 'a part sent again (its ledger row lost): the nonce makes no second message' \
+	'[ "$(dc_msgs 500 | wc -l)" = "$m" ] && grep -q "\"ref\":\"r1\".*\"ok\":true" "$TMP/rcpt" &&
+	 dc_sent POST /channels/500/messages | tail -n 1 | grep -q "\"enforce_nonce\": true"'
 
 # a refusal fails that reply alone; 5xx is retried
 rec msg.out r7 503 'no access' >"$TMP/in2"

@@ -9,7 +9,8 @@
  * approval.ask (its text, then a row of buttons, custom_id
  * "a:<ask id>:<choice>"), an error shown.  Its parts go out in order
  * (POST /channels/C/messages, no mention ever pings), the first answering
- * the message the reply is for.  Rate limits: a route whose bucket is
+ * the message the reply is for, each with a nonce Discord enforces, so
+ * that a part sent again after a kill is not shown twice.  Rate limits: a route whose bucket is
  * used up (dcapi.c) or held by a 429 waits for it, the global limit holds
  * every channel; the network and 5xx are retried after a pause doubled
  * up to a minute; a refused token ends the stage (100); any other refusal
@@ -214,6 +215,24 @@ body(const char *content, const char *ref)
 	return p;
 }
 
+/* the nonce of part n of key: FNV-1a of both, 16 hex digits; with
+ * enforce_nonce Discord creates no second message for it (for a few
+ * minutes), which closes the window of a kill between Discord's answer
+ * and the sent-ledger's row */
+static jv
+nonce(jv p, const char *key, int n)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	char buf[24];
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ULL;
+	h = (h ^ (unsigned)n) * 1099511628211ULL;
+	snprintf(buf, sizeof buf, "%016llx", h);
+	p = jv_object_set(p, jv_string("nonce"), jv_string(buf));
+	return jv_object_set(p, jv_string("enforce_nonce"), jv_true());
+}
+
 static void ondone(void *, struct dc_res *);
 static void job_end(struct dctx *, struct dcchan *, const char *);
 
@@ -293,6 +312,8 @@ job_start(struct dctx *tx, struct dcchan *c)
 	k->edit = j->n == 0 && j->edit[0];
 	p = body(j->parts[j->n], j->n > 0 || k->edit ? NULL : replyto(tx,
 	    j->rec, c->id, ref));
+	if (!k->edit)
+		p = nonce(p, j->key, j->n);
 	if (j->kind == J_ASK && j->n == j->nparts - 1)
 		p = jv_object_set(p, jv_string("components"), buttons(j->rec));
 	else if (k->edit)

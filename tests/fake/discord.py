@@ -21,7 +21,9 @@ REST, under /api/v10 (a wrong "Authorization: Bot TOKEN" answers 401
   POST /channels/C/messages         a message: content (1 to 2000
                                     characters), message_reference,
                                     components; 400 code 50006 when empty,
-                                    50035 when too long
+                                    50035 when too long; with
+                                    enforce_nonce a nonce seen before
+                                    answers its message, none created
   PATCH /channels/C/messages/M      an edit; 404 code 10008 if unknown
   POST /channels/C/typing           204
   POST /interactions/I/T/callback   204 (no Authorization: T is the
@@ -89,6 +91,7 @@ LIVE = {"ws": None, "ready": False, "noack": 0}
 FAILS = []
 BUCKETS = {}
 INTERACTIONS = {}       # id -> token
+NONCES = {}             # an enforced nonce -> its message
 
 
 def newid():
@@ -447,12 +450,19 @@ class Handler(BaseHTTPRequestHandler):
             if not content and not b.get("components"):
                 return self.answer(400, {"message": "Cannot send an empty "
                                          "message", "code": 50006}, hdr)
+            nonce = b.get("nonce") if b.get("enforce_nonce") else None
+            with LOCK:
+                old = NONCES.get(nonce) if nonce else None
+            if old is not None:
+                return self.answer(200, old, hdr)
             m = {"id": newid(), "channel_id": ch, "content": content,
                  "components": b.get("components", []), "edits": 0,
                  "reference": (b.get("message_reference") or {}).get(
                      "message_id"), "author": bot()}
             with LOCK:
                 STATE["messages"].setdefault(ch, []).append(m)
+                if nonce:
+                    NONCES[nonce] = m
             return self.answer(200, m, hdr)
         if method == "PATCH" and len(parts) == 4:
             with LOCK:
