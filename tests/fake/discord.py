@@ -51,7 +51,8 @@ Control (no token):
                            attachments filled in) or {"t":T,"d":D}
   POST /control/click      {"message_id","custom_id","user","guild_id"}:
                            an INTERACTION_CREATE of that button
-  POST /control/drop       drops the live connection (TCP, no close)
+  POST /control/drop       drops the live connection (TCP, no close):
+                           {"dropped":false} when none was live
   POST /control/close      {"code":C}: a close frame with code C
   POST /control/op         {"op":7} reconnect, {"op":9,"d":false} ...
   POST /control/noack      {"count":N}: the next N heartbeats unanswered
@@ -63,7 +64,7 @@ Control (no token):
                            edits,reference}]},"identifies","resumes",
                            "heartbeats","acks","connected","seq",
                            "callbacks":[...],"calls","limited" (429s of
-                           --bucket)}
+                           --bucket),"drops"}
 """
 import argparse
 import itertools
@@ -83,7 +84,7 @@ LOCK = threading.Lock()
 IDS = itertools.count(1100000000000000000)
 STATE = {
     "messages": {}, "identifies": 0, "resumes": 0, "heartbeats": 0,
-    "acks": 0, "callbacks": [], "calls": 0, "closes": [], "limited": 0,
+    "acks": 0, "callbacks": [], "calls": 0, "closes": [], "limited": 0, "drops": 0,
 }
 SESSION = {"id": None, "seq": 0, "events": []}   # the one session
 PENDING = []            # events fed before any session
@@ -334,9 +335,12 @@ class Handler(BaseHTTPRequestHandler):
                 d["user"] = user
             dispatch("INTERACTION_CREATE", d)
         elif what == "drop":
-            ws = LIVE["ws"]
+            ws = LIVE["ws"] if LIVE["ready"] else None
             if ws is not None:
                 ws.drop()
+                with LOCK:
+                    STATE["drops"] += 1
+            return self.answer(200, {"ok": True, "dropped": ws is not None})
         elif what == "close":
             ws = LIVE["ws"]
             if ws is not None:
