@@ -34,6 +34,7 @@ OXI_NORETURN void ch_db_die(struct sqlite3 *, const char *name,
 struct ch_sent {
 	struct sqlite3 *db;	/* <channel>-send-<account>.db */
 	const char *channel;	/* named by the receipts */
+	const char *account;	/* the records taken name it, or none */
 	int rcptfd;		/* where receipts go */
 	int rcptgone;		/* their reader has gone */
 };
@@ -75,5 +76,47 @@ void ch_sent_receipt(struct ch_sent *, const char *ref, const char *inreply,
     const char *pid, const char *error);
 /* forgets what was delivered long ago */
 void ch_sent_prune(struct ch_sent *);
+/*
+ * The hand-off of a sender (oxi(7)): the records of in read so far, for
+ * our channel and account.  A msg.out, an approval.ask and an error
+ * that names a chat go into the ledger, all in one transaction, and to
+ * job unless their key is there already; msg.draft and typing go to
+ * draft and typing; an error without a chat is warned; others are
+ * ignored.  Then in is consumed.  The status: 0, or 1 if some record
+ * was rejected (dead-lettered; a msg.out's receipt says why).
+ */
+struct ch_sink {
+	void (*job)(void *arg, const char *key, jv rec);	/* consumes */
+	void (*draft)(void *arg, jv rec);	/* borrowed */
+	void (*typing)(void *arg, jv rec);	/* borrowed */
+	void *arg;
+};
+int ch_sent_take(struct ch_sent *, struct oxi_nd *in, const struct ch_sink *);
+
+/*
+ * chhook.c: the listener of a platform's webhook on listen
+ * ("[addr:]port", addr 127.0.0.1 unless given).  POST only; gate (may
+ * be NULL) sees each request's headers before its body, fn the whole
+ * request; each returns the HTTP status with its body in out (JSON), or
+ * 0: go on (gate), 200 {"ok":true} (fn).  A body over max is 413.  open
+ * dies 100 on a bad address, 111 if it cannot listen; wait serves
+ * requests for up to ms (-1: for ever) or until the signal pipe: 0, or
+ * -1 with errno.
+ */
+struct ch_hook;
+struct ch_hook_req {
+	void *conn;		/* libmicrohttpd's connection */
+	const char *path;	/* the request's path */
+	const char *body;	/* the body (NUL-terminated), fn only */
+	size_t len;		/* its length */
+};
+typedef int (*ch_hook_fn)(void *arg, const struct ch_hook_req *,
+    struct oxi_buf *out);
+/* a request header by name, or NULL */
+const char *ch_hook_header(const struct ch_hook_req *, const char *name);
+struct ch_hook *ch_hook_open(const char *listen, size_t max, const char *who,
+    ch_hook_fn gate, ch_hook_fn fn, void *arg);
+int ch_hook_wait(struct ch_hook *, int sigfd, int ms);
+void ch_hook_close(struct ch_hook *);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * chsent.c - the sent-ledger of a channel's sender, and its receipts
+ * chsent.c - the sent-ledger of a channel's sender, its receipts, and
+ * the hand-off that fills it (ch_sent_take)
  *
  * <channel>-send-<account>.db in the state directory (WAL, synchronous
  * NORMAL): telegram-send-main.db, slack-send-T0123.db.  A record to deliver (msg.out, approval.ask, an error shown) is
@@ -17,6 +18,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -81,6 +83,7 @@ ch_sent_open(struct ch_sent *tx, const char *channel, const char *account,
 	struct oxi_buf p = OXI_BUF_INIT;
 
 	tx->channel = channel;
+	tx->account = account;
 	tx->rcptfd = rcptfd;
 	tx->rcptgone = 0;
 	oxi_buf_printf(&p, "%s-send-%s.db", channel, account);
@@ -303,4 +306,115 @@ ch_sent_prune(struct ch_sent *tx)
 	st = prep(tx, "DELETE FROM drafts WHERE at < ?");
 	sqlite3_bind_int64(st, 1, old);
 	done(tx, st, "unable to prune");
+}
+
+/* the kinds of record the sender takes */
+enum { R_OUT, R_ASK, R_ERR, R_DRAFT, R_TYPING, R_NONE };
+
+static int
+kind(const char *type)
+{
+	static const char *const types[] = { "msg.out", "approval.ask",
+		"error", "msg.draft", "typing", NULL };
+	int i;
+
+	for (i = 0; types[i] && strcmp(types[i], type) != 0; i++)
+		;
+	return i;
+}
+
+/*
+ * One record (borrowed) of in.  Ours to deliver goes into the ledger
+ * (*txn says a transaction is open) and the queue.  0, or 1 if it was
+ * rejected.
+ */
+static int
+take(struct ch_sent *tx, struct oxi_nd *in, jv rec,
+    const struct ch_sink *to, int *txn)
+{
+	const char *type = oxi_msg_type_peek(rec), *why, *v, *id, *ref;
+	struct oxi_buf key = OXI_BUF_INIT;
+	char ulid[OXI_ID_LEN + 1];
+	int k = kind(type);
+
+	if (k == R_NONE) {
+		oxi_debug("%s:%lu: %s record ignored, not for a chat",
+		    in->name, in->lineno, type);
+		return 0;
+	}
+	if (((v = oxi_msg_peek(rec, "channel")) && strcmp(v, tx->channel)) ||
+	    ((v = oxi_msg_peek(rec, "account")) && strcmp(v,
+	    tx->account))) {
+		oxi_debug("%s:%lu: %s record for another channel or account "
+		    "ignored", in->name, in->lineno, type);
+		return 0;
+	}
+	id = oxi_msg_peek(rec, "id");
+	if (oxi_msg_check(rec, &why) < 0 || (k == R_DRAFT && !id &&
+	    (why = "msg.draft record needs \"id\" (a string)"))) {
+		oxi_nd_reject(in, why);
+		if (k == R_OUT && id)
+			ch_sent_receipt(tx, id, oxi_msg_peek(rec,
+			    "in_reply_to"), NULL, why);
+		return 1;
+	}
+	if (k == R_DRAFT) {
+		to->draft(to->arg, rec);
+		return 0;
+	}
+	if (k == R_TYPING) {
+		to->typing(to->arg, rec);
+		return 0;
+	}
+	ref = oxi_msg_peek(rec, "ref");
+	if (k == R_ERR && !(oxi_msg_peek(rec, "channel") &&
+	    oxi_msg_peek(rec, "chat"))) {
+		oxi_warn("%s: %s", oxi_msg_peek(rec, "code"),
+		    oxi_msg_peek(rec, "message"));
+		return 0;
+	}
+	/* the ledger's key: the record's id; an error's, its ref's */
+	if (k == R_ERR && !id && ref)
+		oxi_buf_printf(&key, "error:%s", ref);
+	else if (id)
+		oxi_buf_cats(&key, id);
+	else {
+		/* no id, nothing to know it again by */
+		oxi_id_new(ulid);
+		oxi_buf_printf(&key, "noid:%s", ulid);
+	}
+	if (!*txn) {
+		ch_sent_begin(tx);
+		*txn = 1;
+	}
+	if (ch_sent_put(tx, key.s, in->line, in->linelen))
+		to->job(to->arg, key.s, jv_copy(rec));
+	else
+		oxi_debug("%s:%lu: %s %s is known: not sent again", in->name,
+		    in->lineno, type, key.s);
+	oxi_buf_free(&key);
+	return 0;
+}
+
+int
+ch_sent_take(struct ch_sent *tx, struct oxi_nd *in, const struct ch_sink *to)
+{
+	int r, txn = 0, status = 0;
+	jv rec;
+
+	while ((r = oxi_nd_take(in, &rec)) == OXI_ND_OK || r == OXI_ND_BAD) {
+		if (r == OXI_ND_BAD) {
+			status = OXI_EX_FALSE;
+			continue;
+		}
+		if (take(tx, in, rec, to, &txn))
+			status = OXI_EX_FALSE;
+		jv_free(rec);
+	}
+	if (txn)
+		ch_sent_commit(tx);
+	/* in the ledger, or of no use later: the input may let go */
+	if (oxi_nd_consume(in) < 0)
+		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+	return status;
 }

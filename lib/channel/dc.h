@@ -202,13 +202,14 @@ struct dctx {
 };
 /*
  * dcout.c: dc_out_job queues a record of the ledger (consumed) under key;
- * dc_out_draft and dc_out_typing take a msg.draft or typing (borrowed).
+ * dc_out_draft and dc_out_typing take a msg.draft or typing (borrowed):
+ * the struct ch_sink of ch_sent_take.
  * dc_out_due starts the calls that are due and returns the ms until the
  * next one is, or -1; dc_out_busy: jobs queued or calls in flight.
  */
 void dc_out_job(void *tx, const char *key, jv rec);
-void dc_out_draft(struct dctx *, jv rec);
-void dc_out_typing(struct dctx *, jv rec);
+void dc_out_draft(void *tx, jv rec);
+void dc_out_typing(void *tx, jv rec);
 long dc_out_due(struct dctx *);
 int dc_out_busy(const struct dctx *);
 void dc_out_free(struct dctx *);
@@ -218,7 +219,7 @@ void dc_out_free(struct dctx *);
  * Discord Markdown in messages of at most max characters (UTF-16 code
  * units, markup counted): the number of parts (0 when nothing would
  * show), each a string in *parts to free with dc_md_free; -1 with errno
- * (ENOMEM, EINVAL for a max under 16).
+ * (ENOMEM, EINVAL for a max under 64).
  */
 int dc_md_render(const char *text, size_t len, int md, size_t max,
     char ***parts);

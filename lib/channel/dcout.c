@@ -546,8 +546,9 @@ dc_out_job(void *arg, const char *key, jv rec)
 }
 
 void
-dc_out_draft(struct dctx *tx, jv rec)
+dc_out_draft(void *arg, jv rec)
 {
+	struct dctx *tx = arg;
 	const char *id = oxi_msg_peek(rec, "id"), *text, *f;
 	struct dcchan *c;
 	char **p, chan[DC_ID];
@@ -582,8 +583,9 @@ dc_out_draft(struct dctx *tx, jv rec)
 }
 
 void
-dc_out_typing(struct dctx *tx, jv rec)
+dc_out_typing(void *arg, jv rec)
 {
+	struct dctx *tx = arg;
 	char chan[DC_ID];
 
 	if (*target(rec, chan))

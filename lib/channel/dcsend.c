@@ -2,15 +2,15 @@
  * dcsend.c - oxi-send discord: replies, drafts, typing, approval
  * questions and errors delivered through the REST API
  *
- * As oxi-send telegram (tgsend.c): records for channel discord (and for
- * our account, when they name one) are taken, other types and channels
- * ignored; stdin is read by the hand-off (oxi(7)): a msg.out, an
- * approval.ask and an error that names a chat go into the sent-ledger
- * (channel/ch.h: discord-send-<account>.db), all those of one read in
- * one transaction, before their bytes are consumed; one whose id is
- * there already is dropped.  msg.draft and typing go straight to the
- * deliveries (dcout.c).  At start, what the ledger holds undelivered is
- * delivered, and the receipts owed are written.
+ * As oxi-send telegram (tgsend.c), through the same hand-off
+ * (ch_sent_take, chsent.c): records for channel discord (and for our
+ * account, when they name one) are taken, other types and channels
+ * ignored; a msg.out, an approval.ask and an error that names a chat go
+ * into the sent-ledger (discord-send-<account>.db), all those of one
+ * read in one transaction, before their bytes are consumed; one whose
+ * id is there already is dropped.  msg.draft and typing go straight to
+ * the deliveries (dcout.c).  At start, what the ledger holds undelivered
+ * is delivered, and the receipts owed are written.
  *
  * Receipts go to -r fd, else stdout: one per msg.out and per error
  * shown.  SIGTERM: nothing new starts, the calls in flight end, the rest
@@ -30,104 +30,6 @@
 #define EDIT_MS		1000		/* drafts: one edit a second */
 #define TYPING_MS	8000		/* typing lasts 10 s on the screen */
 #define PRUNE_MS	3600000		/* the ledger is pruned so often */
-
-/* the kinds of record the sender takes */
-enum { R_OUT, R_ASK, R_ERR, R_DRAFT, R_TYPING, R_NONE };
-
-static int
-kind(const char *type)
-{
-	static const char *const types[] = { "msg.out", "approval.ask",
-		"error", "msg.draft", "typing", NULL };
-	int i;
-
-	for (i = 0; types[i] && strcmp(types[i], type) != 0; i++)
-		;
-	return i;
-}
-
-/* one record (borrowed) of in: ours to deliver goes into the ledger (*txn
- * says a transaction is open) and the queue.  0, or 1 if rejected */
-static int
-take(struct dctx *tx, struct oxi_nd *in, jv rec, int *txn)
-{
-	const char *type = oxi_msg_type_peek(rec), *why, *v, *id, *ref;
-	struct oxi_buf key = OXI_BUF_INIT;
-	char ulid[OXI_ID_LEN + 1];
-	int k = kind(type);
-
-	if (k == R_NONE)
-		return 0;
-	if (((v = oxi_msg_peek(rec, "channel")) && strcmp(v, "discord")) ||
-	    ((v = oxi_msg_peek(rec, "account")) && strcmp(v,
-	    tx->dc.account))) {
-		oxi_debug("%s:%lu: %s record for another channel or account "
-		    "ignored", in->name, in->lineno, type);
-		return 0;
-	}
-	id = oxi_msg_peek(rec, "id");
-	if (oxi_msg_check(rec, &why) < 0 || (k == R_DRAFT && !id &&
-	    (why = "msg.draft record needs \"id\" (a string)"))) {
-		oxi_nd_reject(in, why);
-		if (k == R_OUT && id)
-			ch_sent_receipt(&tx->sent, id, oxi_msg_peek(rec,
-			    "in_reply_to"), NULL, why);
-		return 1;
-	}
-	if (k == R_DRAFT || k == R_TYPING) {
-		(k == R_DRAFT ? dc_out_draft : dc_out_typing)(tx, rec);
-		return 0;
-	}
-	ref = oxi_msg_peek(rec, "ref");
-	if (k == R_ERR && !(oxi_msg_peek(rec, "channel") &&
-	    oxi_msg_peek(rec, "chat"))) {
-		oxi_warn("%s: %s", oxi_msg_peek(rec, "code"),
-		    oxi_msg_peek(rec, "message"));
-		return 0;
-	}
-	if (k == R_ERR && !id && ref)
-		oxi_buf_printf(&key, "error:%s", ref);
-	else if (id)
-		oxi_buf_cats(&key, id);
-	else {
-		oxi_id_new(ulid);
-		oxi_buf_printf(&key, "noid:%s", ulid);
-	}
-	if (!*txn) {
-		ch_sent_begin(&tx->sent);
-		*txn = 1;
-	}
-	if (ch_sent_put(&tx->sent, key.s, in->line, in->linelen))
-		dc_out_job(tx, key.s, jv_copy(rec));
-	else
-		oxi_debug("%s:%lu: %s %s is known: not sent again", in->name,
-		    in->lineno, type, key.s);
-	oxi_buf_free(&key);
-	return 0;
-}
-
-/* the records read so far: taken, committed, consumed; the status */
-static int
-takeall(struct dctx *tx, struct oxi_nd *in)
-{
-	int r, txn = 0, status = 0;
-	jv rec;
-
-	while ((r = oxi_nd_take(in, &rec)) == OXI_ND_OK || r == OXI_ND_BAD) {
-		if (r == OXI_ND_BAD) {
-			status = OXI_EX_FALSE;
-			continue;
-		}
-		if (take(tx, in, rec, &txn))
-			status = OXI_EX_FALSE;
-		jv_free(rec);
-	}
-	if (txn)
-		ch_sent_commit(&tx->sent);
-	if (oxi_nd_consume(in) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-	return status;
-}
 
 static void
 settings(struct dctx *tx, const struct oxi_chan_opts *o)
@@ -166,6 +68,8 @@ int
 oxi_dc_send(const struct oxi_chan_opts *o, const char **what)
 {
 	struct dctx tx;
+	const struct ch_sink sink = { dc_out_job, dc_out_draft, dc_out_typing,
+		&tx };
 	struct oxi_nd in;
 	struct pollfd pfd[2];
 	long long pruned;
@@ -190,7 +94,7 @@ oxi_dc_send(const struct oxi_chan_opts *o, const char **what)
 	checktoken(&tx);
 	oxi_notify(o->notif);
 	for (;;) {
-		status |= takeall(&tx, &in);
+		status |= ch_sent_take(&tx.sent, &in, &sink);
 		if (oxi_sig_term && !tx.stopping) {
 			oxi_info("stopping: %d call(s) in flight", tx.inflight);
 			tx.stopping = 1;

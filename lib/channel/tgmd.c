@@ -618,18 +618,29 @@ md_free(struct md *m)
 {
 	size_t i;
 
-	oxi_tgmd_doc_free(&m->d);
+	for (i = 0; i < m->d.nsp; i++)
+		free(m->d.sp[i].attr);
 	for (i = 0; i < m->nst; i++)
 		free(m->st[i].href);
+	free(m->d.sp);
 	free(m->st);
 	free(m->ls);
 	if (m->tb)
 		table_free(m->tb);
+	oxi_buf_free(&m->d.v);
 	oxi_buf_free(&m->pfx);
 }
 
 int
-oxi_tgmd_doc(const char *text_, size_t len, int md, struct oxi_tgmd_doc *d)
+oxi_tgmd_render(const char *text, size_t len, int md, size_t max,
+    struct oxi_tgmd_part **parts)
+{
+	return oxi_tgmd_render_as(text, len, md, max, NULL, parts);
+}
+
+int
+oxi_tgmd_render_as(const char *text_, size_t len, int md, size_t max,
+    const struct oxi_tgmd_markup *w, struct oxi_tgmd_part **parts)
 {
 	MD_PARSER p = {
 		.flags = MD_FLAG_NOHTML | MD_FLAG_TABLES |
@@ -643,9 +654,10 @@ oxi_tgmd_doc(const char *text_, size_t len, int md, struct oxi_tgmd_doc *d)
 	};
 	struct oxi_buf src = OXI_BUF_INIT;
 	struct md m;
+	int n;
 
-	memset(d, 0, sizeof *d);
-	if (len > 0xffffffffu) {
+	*parts = NULL;
+	if (max == 0 || len > 0xffffffffu) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -663,37 +675,7 @@ oxi_tgmd_doc(const char *text_, size_t len, int md, struct oxi_tgmd_doc *d)
 		return -1;
 	}
 	oxi_buf_free(&src);
-	*d = m.d;		/* the caller's now */
-	memset(&m.d, 0, sizeof m.d);
+	n = oxi_tgmd_parts(&m.d, max, w, parts);
 	md_free(&m);
-	return 0;
-}
-
-void
-oxi_tgmd_doc_free(struct oxi_tgmd_doc *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->nsp; i++)
-		free(d->sp[i].attr);
-	free(d->sp);
-	oxi_buf_free(&d->v);
-	memset(d, 0, sizeof *d);
-}
-
-int
-oxi_tgmd_render(const char *text, size_t len, int md, size_t max,
-    struct oxi_tgmd_part **parts)
-{
-	struct oxi_tgmd_doc d;
-	int n;
-
-	*parts = NULL;
-	if (max == 0)
-		errno = EINVAL;
-	if (max == 0 || oxi_tgmd_doc(text, len, md, &d) < 0)
-		return -1;
-	n = oxi_tgmd_parts(&d, max, parts);
-	oxi_tgmd_doc_free(&d);
 	return n;
 }

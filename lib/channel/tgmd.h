@@ -49,33 +49,32 @@ struct oxi_tgmd_doc {
 					 * the same byte), nested */
 	size_t nsp;		/* how many */
 };
-/*
- * The doc of text[0..len) (Markdown when md is set, else plain), as
- * oxi_tgmd_render makes it before it cuts: for a renderer of another
- * markup (the Discord sender's, dcmd.c).  0, or -1 with errno; free it
- * with oxi_tgmd_doc_free.
- */
-int oxi_tgmd_doc(const char *text, size_t len, int md,
-    struct oxi_tgmd_doc *d);
-void oxi_tgmd_doc_free(struct oxi_tgmd_doc *d);
-/*
- * tgpart.c: where the part of d that starts at byte pos ends (*cut) and
- * the next starts (*next), for at most max UTF-16 code units of shown
- * text: all that is left if it fits, else the last paragraph break, line
- * break or sentence end in the second half, else a space, else a
- * character (not inside an emoji sequence when that can be helped)
- */
-void oxi_tgmd_cut(const struct oxi_tgmd_doc *d, size_t pos, size_t max,
-    size_t *cut, size_t *next);
 /* the code point at s[0..n) (valid UTF-8), its length in *len */
 unsigned long oxi_tgmd_cp(const char *s, size_t n, size_t *len);
 /*
+ * A markup language for the parts: text appends shown bytes s[0..n)
+ * escaped, tag opens or closes a span (spans nest); st is the writer's
+ * state, four ints zeroed at the start of each part.  oxi_tgmd_html is
+ * Telegram's HTML; skmd.c has Slack's mrkdwn.
+ */
+struct oxi_tgmd_markup {
+	void (*text)(struct oxi_buf *, const char *s, size_t n, int *st);
+	void (*tag)(struct oxi_buf *, const struct oxi_tgmd_span *, int close,
+	    int *st);
+};
+extern const struct oxi_tgmd_markup oxi_tgmd_html;
+/* oxi_tgmd_render with the markup of w (NULL: Telegram HTML) in each
+ * part's html */
+int oxi_tgmd_render_as(const char *text, size_t len, int md, size_t max,
+    const struct oxi_tgmd_markup *w, struct oxi_tgmd_part **parts);
+/*
  * tgpart.c: d in parts of at most max UTF-16 code units, as
- * oxi_tgmd_render returns them; a part is longer only when one
- * character is wider than max.  0 parts when nothing shows.
+ * oxi_tgmd_render returns them, in w's markup (NULL: Telegram HTML); a
+ * part is longer only when one character is wider than max.  0 parts
+ * when nothing shows.
  */
 int oxi_tgmd_parts(const struct oxi_tgmd_doc *d, size_t max,
-    struct oxi_tgmd_part **parts);
+    const struct oxi_tgmd_markup *w, struct oxi_tgmd_part **parts);
 /* the UTF-16 code units of the UTF-8 text s[0..len), as Telegram counts */
 size_t oxi_tgmd_units(const char *s, size_t len);
 

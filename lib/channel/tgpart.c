@@ -1,6 +1,7 @@
 /*
  * tgpart.c - a rendered reply (tgmd.c) in Telegram messages: where to
- * cut, and each part's HTML with the markup that covers it
+ * cut, and each part's HTML with the markup that covers it (or another
+ * writer's markup: Slack's mrkdwn, skmd.c)
  *
  * Telegram counts a message's length after its markup is parsed, in
  * UTF-16 code units: the cut is made in the text that shows, so a part's
@@ -110,19 +111,40 @@ tag(struct oxi_buf *b, const struct oxi_tgmd_span *s, int close)
 	}
 }
 
+/* Telegram HTML, the writer of oxi_tgmd_render */
+static void
+html_text(struct oxi_buf *b, const char *s, size_t n, int *st)
+{
+	(void)st;
+	esc(b, s, n, 0);
+}
+
+static void
+html_tag(struct oxi_buf *b, const struct oxi_tgmd_span *s, int close,
+    int *st)
+{
+	(void)st;
+	tag(b, s, close);
+}
+
+const struct oxi_tgmd_markup oxi_tgmd_html = { html_text, html_tag };
+
 /*
- * The HTML of the shown bytes [s, e) of m: the spans that overlap it opened
- * where they start or at s, closed where they end or at e.  Spans are
- * in the order they opened, so an outer one comes before an inner one
- * that starts at the same byte, and each closes before its parent.
+ * The markup (w's) of the shown bytes [s, e) of m: the spans that
+ * overlap it opened where they start or at s, closed where they end or
+ * at e.  Spans are in the order they opened, so an outer one comes
+ * before an inner one that starts at the same byte, and each closes
+ * before its parent.
  */
 static char *
-html(const struct oxi_tgmd_doc *m, size_t s, size_t e)
+markup(const struct oxi_tgmd_doc *m, size_t s, size_t e,
+    const struct oxi_tgmd_markup *w)
 {
 	struct oxi_buf buf = OXI_BUF_INIT, *b = &buf;
 	const struct oxi_tgmd_span **stk = NULL;
 	const struct oxi_tgmd_span *sp;
 	size_t i, n = 0, cur = s, at, end;
+	int st[4] = { 0 };
 
 	oxi_buf_cats(b, "");
 	for (i = 0; i < m->nsp; i++) {
@@ -134,24 +156,24 @@ html(const struct oxi_tgmd_doc *m, size_t s, size_t e)
 		while (n > 0 && (stk[n - 1]->b < e ? stk[n - 1]->b : e) <=
 		    at) {
 			end = stk[n - 1]->b < e ? stk[n - 1]->b : e;
-			esc(b, m->v.s + cur, end - cur, 0);
+			w->text(b, m->v.s + cur, end - cur, st);
 			cur = end;
-			tag(b, stk[--n], 1);
+			w->tag(b, stk[--n], 1, st);
 		}
-		esc(b, m->v.s + cur, at - cur, 0);
+		w->text(b, m->v.s + cur, at - cur, st);
 		cur = at;
-		tag(b, sp, 0);
+		w->tag(b, sp, 0, st);
 		if ((n & 15) == 0)
 			stk = xrealloc(stk, (n + 16) * sizeof *stk);
 		stk[n++] = sp;
 	}
 	while (n > 0) {
 		end = stk[n - 1]->b < e ? stk[n - 1]->b : e;
-		esc(b, m->v.s + cur, end - cur, 0);
+		w->text(b, m->v.s + cur, end - cur, st);
 		cur = end;
-		tag(b, stk[--n], 1);
+		w->tag(b, stk[--n], 1, st);
 	}
-	esc(b, m->v.s + cur, e - cur, 0);
+	w->text(b, m->v.s + cur, e - cur, st);
 	free(stk);
 	return buf.s;
 }
@@ -185,9 +207,8 @@ last(const char *s, size_t lo, size_t hi, const char *pat)
  * what fits, else the last space, else a character (not inside an emoji
  * sequence when that can be helped).
  */
-void
-oxi_tgmd_cut(const struct oxi_tgmd_doc *m, size_t pos, size_t max,
-    size_t *cut, size_t *next)
+static void
+cut(const struct oxi_tgmd_doc *m, size_t pos, size_t max, size_t *cut, size_t *next)
 {
 	const char *v = m->v.s;
 	size_t len = m->v.len, end = pos, units = 0, k, u, lo, i, c;
@@ -261,7 +282,7 @@ oxi_tgmd_free(struct oxi_tgmd_part *p, int n)
 
 int
 oxi_tgmd_parts(const struct oxi_tgmd_doc *d, size_t max,
-    struct oxi_tgmd_part **parts)
+    const struct oxi_tgmd_markup *w, struct oxi_tgmd_part **parts)
 {
 	struct oxi_tgmd_part *out = NULL;
 	const char *v = d->v.s;
@@ -274,7 +295,7 @@ oxi_tgmd_parts(const struct oxi_tgmd_doc *d, size_t max,
 			pos++;
 		if (pos == len)
 			break;
-		oxi_tgmd_cut(d, pos, max, &c, &next);
+		cut(d, pos, max, &c, &next);
 		for (e = c; e > pos && (v[e - 1] == '\n' || v[e - 1] == ' '); e--)
 			;
 		if (e > pos) {
@@ -282,7 +303,8 @@ oxi_tgmd_parts(const struct oxi_tgmd_doc *d, size_t max,
 				out = xrealloc(out, (n + 8) * sizeof *out);
 			out[n].plain = xstrndup(v + pos, e - pos);
 			out[n].units = oxi_tgmd_units(v + pos, e - pos);
-			out[n++].html = html(d, pos, e);
+			out[n++].html = markup(d, pos, e, w ? w :
+			    &oxi_tgmd_html);
 		}
 		pos = next > pos ? next : pos + 1;
 	}

@@ -35,118 +35,20 @@
 #define TYPING_MS	4000		/* typing lasts 5 s on the screen */
 #define PRUNE_MS	3600000		/* the ledger is pruned so often */
 
-/* the kinds of record the sender takes */
-enum { R_OUT, R_ASK, R_ERR, R_DRAFT, R_TYPING, R_NONE };
-
-static int
-kind(const char *type)
+/* the deliveries of tgout.c, for the hand-off (chsent.c) */
+static void
+draft(void *tx, jv rec)
 {
-	static const char *const types[] = { "msg.out", "approval.ask",
-		"error", "msg.draft", "typing", NULL };
-	int i;
-
-	for (i = 0; types[i] && strcmp(types[i], type) != 0; i++)
-		;
-	return i;
+	tg_out_draft(tx, rec);
 }
 
-/*
- * One record (borrowed) of in.  Ours to deliver goes into the ledger
- * (*txn says a transaction is open) and the queue.  0, or 1 if it was
- * rejected.
- */
-static int
-take(struct tgtx *tx, struct oxi_nd *in, jv rec, int *txn)
+static void
+typing(void *tx, jv rec)
 {
-	const char *type = oxi_msg_type_peek(rec), *why, *v, *id, *ref;
-	struct oxi_buf key = OXI_BUF_INIT;
-	char ulid[OXI_ID_LEN + 1];
-	int k = kind(type);
-
-	if (k == R_NONE) {
-		oxi_debug("%s:%lu: %s record ignored, not for a chat",
-		    in->name, in->lineno, type);
-		return 0;
-	}
-	if (((v = oxi_msg_peek(rec, "channel")) && strcmp(v, "telegram")) ||
-	    ((v = oxi_msg_peek(rec, "account")) && strcmp(v,
-	    tx->tg.account))) {
-		oxi_debug("%s:%lu: %s record for another channel or account "
-		    "ignored", in->name, in->lineno, type);
-		return 0;
-	}
-	id = oxi_msg_peek(rec, "id");
-	if (oxi_msg_check(rec, &why) < 0 || (k == R_DRAFT && !id &&
-	    (why = "msg.draft record needs \"id\" (a string)"))) {
-		oxi_nd_reject(in, why);
-		if (k == R_OUT && id)
-			ch_sent_receipt(&tx->sent, id, oxi_msg_peek(rec,
-			    "in_reply_to"), NULL, why);
-		return 1;
-	}
-	if (k == R_DRAFT) {
-		tg_out_draft(tx, rec);
-		return 0;
-	}
-	if (k == R_TYPING) {
-		tg_out_typing(tx, rec);
-		return 0;
-	}
-	ref = oxi_msg_peek(rec, "ref");
-	if (k == R_ERR && !(oxi_msg_peek(rec, "channel") &&
-	    oxi_msg_peek(rec, "chat"))) {
-		oxi_warn("%s: %s", oxi_msg_peek(rec, "code"),
-		    oxi_msg_peek(rec, "message"));
-		return 0;
-	}
-	/* the ledger's key: the record's id; an error's, its ref's */
-	if (k == R_ERR && !id && ref)
-		oxi_buf_printf(&key, "error:%s", ref);
-	else if (id)
-		oxi_buf_cats(&key, id);
-	else {
-		/* no id, nothing to know it again by */
-		oxi_id_new(ulid);
-		oxi_buf_printf(&key, "noid:%s", ulid);
-	}
-	if (!*txn) {
-		ch_sent_begin(&tx->sent);
-		*txn = 1;
-	}
-	if (ch_sent_put(&tx->sent, key.s, in->line, in->linelen))
-		tg_out_job(tx, key.s, jv_copy(rec));
-	else
-		oxi_debug("%s:%lu: %s %s is known: not sent again", in->name,
-		    in->lineno, type, key.s);
-	oxi_buf_free(&key);
-	return 0;
+	tg_out_typing(tx, rec);
 }
 
-/* the records read so far: taken, committed, consumed; the status */
-static int
-takeall(struct tgtx *tx, struct oxi_nd *in)
-{
-	int r, txn = 0, status = 0;
-	jv rec;
-
-	while ((r = oxi_nd_take(in, &rec)) == OXI_ND_OK || r == OXI_ND_BAD) {
-		if (r == OXI_ND_BAD) {
-			status = OXI_EX_FALSE;
-			continue;
-		}
-		if (take(tx, in, rec, &txn))
-			status = OXI_EX_FALSE;
-		jv_free(rec);
-	}
-	if (txn)
-		ch_sent_commit(&tx->sent);
-	/* in the ledger, or of no use later: the input may let go */
-	if (oxi_nd_consume(in) < 0)
-		oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-	return status;
-}
-
-/* a record of the ledger left undelivered, queued again */
+/* a record of the ledger to deliver (new, or left undelivered) */
 static void
 job(void *tx, const char *key, jv rec)
 {
@@ -191,6 +93,7 @@ int
 oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 {
 	struct tgtx tx;
+	const struct ch_sink sink = { job, draft, typing, &tx };
 	struct oxi_nd in;
 	struct pollfd pfd[2];
 	long long pruned;
@@ -216,7 +119,7 @@ oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 	checktoken(&tx);
 	oxi_notify(o->notif);
 	for (;;) {
-		status |= takeall(&tx, &in);
+		status |= ch_sent_take(&tx.sent, &in, &sink);
 		if (oxi_sig_term && !tx.stopping) {
 			oxi_info("stopping: %d call(s) in flight", tx.inflight);
 			tx.stopping = 1;

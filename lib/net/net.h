@@ -259,13 +259,16 @@ struct oxi_ws_msg {
 	int op;			/* OXI_WS_TEXT, _BINARY, _PONG or _CLOSE */
 	unsigned char *data;	/* owned by ws, valid until the next recv */
 	size_t len;		/* its length (NUL-terminated as well) */
-	int close_code;		/* CLOSE: its code, 1005 none; -1: 1006
-				 * lost, 1002 protocol, 1007 text, 1009 big */
+	int close_code;		/* CLOSE: its code, 1005 none; recv -1:
+				 * 1006 lost, 1002 protocol, 1007 text,
+				 * 1009 big, or the code of a close had */
 };
 /* NULL with a one-line reason in err (never the URL's path or query) */
 struct oxi_ws *oxi_ws_open(const char *url, const struct oxi_ws_opts *,
     struct oxi_buf *err);
-int oxi_ws_fd(const struct oxi_ws *);	/* poll(2) it for POLLIN */
+/* poll(2) it for POLLIN, then recv with timeout 0 until it gives 0:
+ * one read may bring several messages, and poll shows them no more */
+int oxi_ws_fd(const struct oxi_ws *);
 /* one whole message or control frame, masked: 0 or -1 */
 int oxi_ws_send(struct oxi_ws *, int op, const void *p, size_t n);
 /*

@@ -45,6 +45,9 @@ struct oxi_ws {
 	int given;		/* msg was returned: reset it first */
 	unsigned char ctl[126];	/* the last control payload, NUL ended */
 	struct oxi_buf sent;	/* oxi_ws_mem: every byte sent */
+	struct oxi_buf src;	/* oxi_ws_mem: the bytes to receive */
+	size_t srcpos;		/* how many of them were received */
+	size_t chunk;		/* how many one read takes at most */
 	size_t max;		/* message cap */
 	int closing;		/* our close frame is out */
 	int dead;		/* closed, lost or failed: recv gives -1 */
@@ -108,6 +111,13 @@ rawrecv(struct oxi_ws *ws, long long ms)
 	if (ws->pos > 0) {
 		oxi_buf_consume(&ws->in, ws->pos);
 		ws->pos = 0;
+	}
+	if (!ws->curl && ws->srcpos < ws->src.len) {
+		k = ws->src.len - ws->srcpos;
+		k = k < ws->chunk ? k : ws->chunk;
+		oxi_buf_cat(&ws->in, ws->src.s + ws->srcpos, k);
+		ws->srcpos += k;
+		return 1;
 	}
 	if (!ws->curl)
 		return seterr(ws, "ws: %s", "the connection was closed");
@@ -242,13 +252,14 @@ control(struct oxi_ws *ws, int op, const unsigned char *p, size_t n,
 static int
 frame(struct oxi_ws *ws, struct oxi_ws_msg *m)
 {
-	const unsigned char *p = (unsigned char *)ws->in.s + ws->pos;
+	const unsigned char *p;
 	size_t n = ws->in.len - ws->pos;
 	struct oxi_ws_frame f;
 	int r;
 
-	if (!ws->in.s)
+	if (n == 0)
 		return 0;
+	p = (unsigned char *)ws->in.s + ws->pos;
 	if ((r = oxi_ws_frame_parse(p, n, &f, UINT64_MAX)) <= 0)
 		return r < 0 ? fail(ws, m, 1002, "a bad frame header") : 0;
 	if (f.masked)
@@ -391,6 +402,7 @@ oxi_ws_free(struct oxi_ws *ws)
 	oxi_buf_free(&ws->in);
 	oxi_buf_free(&ws->msg);
 	oxi_buf_free(&ws->sent);
+	oxi_buf_free(&ws->src);
 	free(ws);
 }
 
@@ -409,8 +421,15 @@ oxi_ws_mem(const void *p, size_t n, size_t max)
 {
 	struct oxi_ws *ws = wsnew(max);
 
-	oxi_buf_cat(&ws->in, p, n);
+	oxi_buf_cat(&ws->src, p, n);
+	ws->chunk = n ? n : 1;
 	return ws;
+}
+
+void
+oxi_ws_mem_chunk(struct oxi_ws *ws, size_t chunk)
+{
+	ws->chunk = chunk ? chunk : 1;
 }
 
 const struct oxi_buf *

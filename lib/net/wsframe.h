@@ -7,9 +7,11 @@
 
 #include "net/net.h"
 
-/* for tests and the fuzzer: a ws that has received p[0..n) and then
- * nothing (end of stream); what it sends is kept in oxi_ws_sent */
+/* for tests and the fuzzer: a ws that receives p[0..n), in reads of
+ * up to chunk bytes (oxi_ws_mem_chunk; all at once unless set), and then
+ * the end of the stream; what it sends is kept in oxi_ws_sent */
 struct oxi_ws *oxi_ws_mem(const void *p, size_t n, size_t max_msg);
+void oxi_ws_mem_chunk(struct oxi_ws *, size_t chunk);
 const struct oxi_buf *oxi_ws_sent(const struct oxi_ws *);
 /* a frame header into out, masked if mask: its length (2 to 14) */
 int oxi_ws_frame_head(unsigned char out[14], int fin, int op, uint64_t len,

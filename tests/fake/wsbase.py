@@ -65,7 +65,8 @@ TCP_NODELAY set.
 
 Run as a program it is an echo server for the client's tests (t1004):
     python3 tests/fake/wsbase.py --port-file F [--log FILE]
-the path chooses a scenario (see SCENARIOS below).
+                                 [--port N] [--tls CERT KEY]
+the path chooses a scenario (see SCENARIOS below); --tls: wss://.
 """
 
 import argparse
@@ -75,6 +76,7 @@ import json
 import os
 import select
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -234,9 +236,11 @@ class WS:
             left = None if end is None else end - time.time()
             if left is not None and left <= 0:
                 return False
-            r, _, _ = select.select([self.sock], [], [], left)
-            if not r:
-                return False
+            pend = getattr(self.sock, "pending", None)
+            if not (pend and pend()):
+                r, _, _ = select.select([self.sock], [], [], left)
+                if not r:
+                    return False
             try:
                 b = self.sock.recv(65536)
             except OSError:
@@ -388,11 +392,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-def serve(on_ws, port_file=None, port=0, on_http=None, on_accept=None):
+def serve(on_ws, port_file=None, port=0, on_http=None, on_accept=None,
+          tls=None):
     """Listens on 127.0.0.1 in a thread of its own; returns the server
     (srv.port, srv.clients, srv.shutdown()).  on_accept(handler), when
     given, answers an upgrade itself: a WS (from accept() with its
-    options), False (refused with refuse()), or None (the plain 101)."""
+    options), False (refused with refuse()), or None (the plain 101).
+    tls=(certfile, keyfile): wss:// (and https://) instead."""
     clients = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -429,6 +435,10 @@ def serve(on_ws, port_file=None, port=0, on_http=None, on_accept=None):
             return refuse(self, 404, "no such page")
 
     srv = _Server(("127.0.0.1", port), Handler)
+    if tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(tls[0], tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.port = srv.server_address[1]
     srv.clients = clients
     threading.Thread(target=srv.serve_forever, daemon=True).start()
@@ -486,6 +496,7 @@ SCENARIOS = """
 /badclose     a close frame with code 1005 in it (1002)
 /cont         a continuation frame first (1002)
 /big?n=N      a binary message of N bytes in frames of 64 KiB
+/bighead?n=N  the header of a binary frame of N bytes and 10 of them
 /slow         the 101, then nothing for 30 s
 /refuse       401 instead of the 101
 /badaccept    101 with a wrong Sec-WebSocket-Accept
@@ -530,13 +541,16 @@ def scenario(ws, h):
     elif p == "/big":
         n = int(ws.path.split("n=")[1])
         ws.send_binary(bytes(i & 0xff for i in range(n)), frag=65536)
+    elif p == "/bighead":
+        n = int(ws.path.split("n=")[1])
+        ws.send_raw(struct.pack("!BBQ", 0x82, 127, n) + b"0123456789")
     elif p == "/slow":
         time.sleep(30)
         return
     elif p == "/headers":
         ws.send_text(ws.headers.get("X-Test", ""))
     if p in ("/masked", "/rsv", "/badutf8", "/badlen", "/badclose",
-             "/cont"):
+             "/cont", "/bighead"):
         m = ws.recv(timeout=5)
         log(ws, got=m.op if m else None, code=m.code if m else None)
         return
@@ -549,10 +563,12 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--log")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     args = ap.parse_args()
     LOG = args.log
 
-    serve(scenario, args.port_file, args.port, on_accept=first_answer)
+    serve(scenario, args.port_file, args.port, on_accept=first_answer,
+          tls=args.tls)
     while True:
         time.sleep(3600)
 

@@ -28,6 +28,7 @@ shpolicy) max=1024 w= ;;
 tgupdate) max=16384 w=telegram ;;
 discord) max=16384 w=discord ;;
 leak) max=16384 w= ;;
+ws) max=16384 w= ;;
 openai) max=16384 w=openai-chat ;;
 anthropic) max=16384 w=anthropic ;;
 gemini) max=16384 w=gemini ;;

@@ -1,0 +1,97 @@
+/*
+ * skmd.c - the model's Markdown as Slack mrkdwn: a writer for the parse
+ * and the cut of tgmd.c and tgpart.c (oxi_tgmd_render_as)
+ *
+ * mrkdwn has *bold*, _italic_, ~strike~, `code`, ```pre```, "> " quoted
+ * lines and <url|text> links, and no underline; &, < and > are written
+ * &amp; &lt; &gt; everywhere, so text never forms a link, a mention
+ * (<@U123>) or a broadcast (<!channel>).  Inside a link or code no other
+ * mark is written: Slack shows none there.
+ */
+#include <string.h>
+
+#include "oxi.h"
+#include "channel/tgmd.h"
+#include "channel/sk.h"
+
+enum { QUOTE, LINK, CODE };	/* the writer's state: st[QUOTE] ... */
+
+/* s[0..n) escaped, "> " after each line break inside a quote */
+static void
+text(struct oxi_buf *b, const char *s, size_t n, int *st)
+{
+	size_t i, run;
+
+	for (i = 0; i < n; i += run) {
+		for (run = 0; i + run < n && !strchr("<>&\n", s[i + run]);
+		    run++)
+			;
+		oxi_buf_cat(b, s + i, run);
+		if (i + run == n)
+			break;
+		switch (s[i + run]) {
+		case '<':
+			oxi_buf_cats(b, "&lt;");
+			break;
+		case '>':
+			oxi_buf_cats(b, "&gt;");
+			break;
+		case '&':
+			oxi_buf_cats(b, "&amp;");
+			break;
+		default:
+			oxi_buf_cats(b, st[QUOTE] && !st[CODE] ? "\n> " : "\n");
+		}
+		run++;
+	}
+}
+
+static void
+tag(struct oxi_buf *b, const struct oxi_tgmd_span *s, int close, int *st)
+{
+	static const char *const marks[] = { "*", "_", "~", "", "`" };
+	const char *h;
+
+	switch (s->kind) {
+	case OXI_TGMD_QUOTE:
+		st[QUOTE] += close ? -1 : 1;
+		if (!close && (b->len == 0 || b->s[b->len - 1] == '\n'))
+			oxi_buf_cats(b, "> ");
+		return;
+	case OXI_TGMD_A:
+		if (st[LINK] || st[CODE]) {
+			st[LINK] += close ? -1 : 1;
+			return;
+		}
+		st[LINK] = !close;
+		if (close) {
+			oxi_buf_cats(b, ">");
+			return;
+		}
+		oxi_buf_cats(b, "<");
+		/* a link's target: | and > would end it early */
+		for (h = s->attr ? s->attr : ""; *h; h++)
+			if (*h == '|' || *h == '>' || *h == '<')
+				oxi_buf_printf(b, "%%%02X", (unsigned char)*h);
+			else if (*h == '&')
+				oxi_buf_cats(b, "&amp;");
+			else
+				oxi_buf_cat(b, h, 1);
+		oxi_buf_cats(b, "|");
+		return;
+	case OXI_TGMD_PRE:
+		st[CODE] += close ? -1 : 1;
+		oxi_buf_cats(b, close ? "\n```" : "```\n");
+		return;
+	case OXI_TGMD_CODE:
+		st[CODE] += close ? -1 : 1;
+		break;
+	default:
+		if (st[LINK] || st[CODE])
+			return;
+	}
+	if (s->kind >= 0 && s->kind <= OXI_TGMD_CODE)
+		oxi_buf_cats(b, marks[s->kind]);
+}
+
+const struct oxi_tgmd_markup sk_mrkdwn = { text, tag };
