@@ -119,4 +119,24 @@ struct ch_hook *ch_hook_open(const char *listen, size_t max, const char *who,
 int ch_hook_wait(struct ch_hook *, int sigfd, int ms);
 void ch_hook_close(struct ch_hook *);
 
+/*
+ * chwait.c: the channels' HTTP clients.  ch_http_wait runs loop until
+ * *flag is set, setting *stop when SIGTERM comes (with termstop) or
+ * libcurl fails, the signal pipe sigfd (or -1) drained; ch_pause sleeps
+ * ms, less when SIGTERM comes (with termstop).  ch_write: all of p to
+ * fd, 0 or an errno.  A download: ch_file_open creates dest.tmp (0600)
+ * in tmp, an fd or -1 with err (and *temp: retrying may help);
+ * ch_file_done closes it and renames it to dest if ok, else removes
+ * it: ok, or 0 with err when closing or renaming failed.
+ */
+struct oxi_http_loop;
+void ch_http_wait(struct oxi_http_loop *loop, int sigfd, int termstop,
+    int *stop, const int *flag);
+void ch_pause(int sigfd, int termstop, long ms);
+int ch_write(int fd, const char *p, size_t n);
+int ch_file_open(const char *dest, struct oxi_buf *tmp, int *temp, char *err,
+    size_t len);
+int ch_file_done(int fd, struct oxi_buf *tmp, const char *dest, int ok,
+    char *err, size_t len);
+
 #endif

@@ -31,6 +31,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 #include "channel/dc.h"
 
 #define CALL_MS		30000
@@ -385,23 +386,12 @@ static int
 ondata(void *arg, const char *p, size_t n)
 {
 	struct call *c = arg;
-	ssize_t w;
 
 	if (c->fd < 0) {
 		oxi_buf_cat(&c->body, p, n);
 		return 0;
 	}
-	while (n > 0) {
-		if ((w = write(c->fd, p, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			c->werr = errno;
-			return 1;
-		}
-		p += w;
-		n -= w;
-	}
-	return 0;
+	return (c->werr = ch_write(c->fd, p, n)) != 0;
 }
 
 static void
@@ -555,41 +545,10 @@ dc_start(struct dc *dc, const char *verb, const char *path,
 	return 0;
 }
 
-/* runs the loop until c is done; SIGTERM stops it with dc->termstop */
-static void
-wait_for(struct dc *dc, struct call *c, const int *flag)
-{
-	struct pollfd p;
-
-	while (!*flag) {
-		if (dc->termstop && oxi_sig_term)
-			c->stop = 1;
-		p.fd = dc->sigfd;
-		p.events = POLLIN;
-		p.revents = 0;
-		if (oxi_http_poll(dc->loop, &p, dc->sigfd >= 0, -1) < 0) {
-			c->stop = 1;
-			continue;
-		}
-		if (dc->sigfd >= 0 && (p.revents & POLLIN))
-			oxi_sig_drain();
-	}
-}
-
 void
 dc_pause(struct dc *dc, long ms)
 {
-	long long end = oxi_clock_ms() + ms, left;
-	struct pollfd p;
-
-	while (!(dc->termstop && oxi_sig_term) &&
-	    (left = end - oxi_clock_ms()) > 0) {
-		p.fd = dc->sigfd;
-		p.events = POLLIN;
-		p.revents = 0;
-		if (poll(&p, dc->sigfd >= 0, (int)left) > 0)
-			oxi_sig_drain();
-	}
+	ch_pause(dc->sigfd, dc->termstop, ms);
 }
 
 int
@@ -613,7 +572,8 @@ dc_call(struct dc *dc, const char *verb, const char *path, jv body,
 		return -1;
 	c->out = res;
 	c->flag = &flag;
-	wait_for(dc, c, &flag);
+	ch_http_wait(dc->loop, dc->sigfd, dc->termstop, &c->stop,
+	    &flag);
 	return res->ok ? 0 : -1;
 }
 
@@ -623,7 +583,7 @@ dc_download(struct dc *dc, const char *url, size_t max, const char *dest,
 {
 	struct oxi_buf tmp = OXI_BUF_INIT;
 	struct call *c;
-	int fd, flag = 0, e;
+	int fd, flag = 0;
 
 	res_init(res);
 	if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7)) {
@@ -631,13 +591,8 @@ dc_download(struct dc *dc, const char *url, size_t max, const char *dest,
 		    "URL");
 		return -1;
 	}
-	oxi_buf_printf(&tmp, "%s.tmp", dest);
-	if ((fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600)) < 0) {
-		e = errno;
-		snprintf(res->err, sizeof res->err, "download: unable to "
-		    "create '%s': %s", tmp.s, strerror(e));
-		res->temp = oxi_errtemp(e) == OXI_EX_TEMP;
+	if ((fd = ch_file_open(dest, &tmp, &res->temp, res->err,
+	    sizeof res->err)) < 0) {
 		oxi_buf_free(&tmp);
 		return -1;
 	}
@@ -650,19 +605,9 @@ dc_download(struct dc *dc, const char *url, size_t max, const char *dest,
 	}
 	c->out = res;
 	c->flag = &flag;
-	wait_for(dc, c, &flag);
-	if (close(fd) < 0 && res->ok) {
-		res->ok = 0;
-		snprintf(res->err, sizeof res->err, "download: unable to "
-		    "write '%s': %s", tmp.s, strerror(errno));
-	}
-	if (res->ok && rename(tmp.s, dest) < 0) {
-		res->ok = 0;
-		snprintf(res->err, sizeof res->err, "download: unable to "
-		    "rename '%s': %s", tmp.s, strerror(errno));
-	}
-	if (!res->ok)
-		unlink(tmp.s);
-	oxi_buf_free(&tmp);
+	ch_http_wait(dc->loop, dc->sigfd, dc->termstop, &c->stop,
+	    &flag);
+	res->ok = ch_file_done(fd, &tmp, dest, res->ok, res->err,
+	    sizeof res->err);
 	return res->ok ? 0 : -1;
 }
