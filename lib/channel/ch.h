@@ -23,6 +23,15 @@ struct sqlite3_stmt *ch_db_prep(struct sqlite3 *, const char *name,
 void ch_db_exec(struct sqlite3 *, const char *name, const char *sql);
 OXI_NORETURN void ch_db_die(struct sqlite3 *, const char *name,
     const char *what);
+/* a receiver's ledger's table meta (k TEXT PRIMARY KEY, v TEXT): the
+ * value of k in buf ("" when none), or k set to v */
+void ch_db_meta(struct sqlite3 *, const char *name, const char *k, char *buf,
+    size_t len);
+void ch_db_setmeta(struct sqlite3 *, const char *name, const char *k,
+    const char *v);
+/* the records of an event (an array, consumed) on stdout, one write(2)
+ * each: 0, or -1 with errno when stdout is gone */
+int ch_records(jv out);
 
 /*
  * chsent.c: the sent-ledger of a sender.  Each msg.out, approval.ask and

@@ -54,25 +54,13 @@ run(struct dcrx *rx, sqlite3_stmt *st, const char *what)
 void
 dc_ledger_meta(struct dcrx *rx, const char *k, char *buf, size_t len)
 {
-	sqlite3_stmt *st = prep(rx, "SELECT v FROM meta WHERE k = ?");
-
-	buf[0] = '\0';
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st,
-		    0));
-	sqlite3_finalize(st);
+	ch_db_meta(rx->db, "ledger", k, buf, len);
 }
 
 void
 dc_ledger_setmeta(struct dcrx *rx, const char *k, const char *v)
 {
-	sqlite3_stmt *st = prep(rx, "INSERT OR REPLACE INTO meta(k, v) "
-	    "VALUES(?, ?)");
-
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
-	run(rx, st, "unable to write");
+	ch_db_setmeta(rx->db, "ledger", k, v);
 }
 
 void

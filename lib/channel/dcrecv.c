@@ -36,6 +36,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 #include "channel/dc.h"
 
 #define BACKOFF_MS	1000		/* the first pause after a failure */
@@ -71,7 +72,6 @@ drain(struct dcrx *rx)
 	long long row, at;
 	char t[48];
 	jv d, out;
-	int i, n;
 
 	while (dc_ledger_next(rx, &row, t, sizeof t, &d, &at)) {
 		out = jv_array();
@@ -82,13 +82,8 @@ drain(struct dcrx *rx)
 			return 1;
 		}
 		jv_free(d);
-		n = jv_array_length(jv_copy(out));
-		for (i = 0; i < n; i++)
-			if (oxi_nd_write(1, jv_array_get(jv_copy(out), i)) < 0) {
-				jv_free(out);
-				return -1;
-			}
-		jv_free(out);
+		if (ch_records(out) < 0)
+			return -1;
 		dc_ledger_done(rx, row);
 	}
 	return 0;

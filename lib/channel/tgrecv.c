@@ -30,6 +30,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 #include "channel/tg.h"
 
 #define POLL_S		50		/* getUpdates timeout, seconds */
@@ -50,7 +51,6 @@ drain(struct tgrx *rx)
 {
 	long long id, at;
 	jv u, out;
-	int i, n;
 
 	while (tg_ledger_next(rx, &id, &u, &at)) {
 		out = jv_array();
@@ -60,13 +60,8 @@ drain(struct tgrx *rx)
 			return 1;
 		}
 		jv_free(u);
-		n = jv_array_length(jv_copy(out));
-		for (i = 0; i < n; i++)
-			if (oxi_nd_write(1, jv_array_get(jv_copy(out), i)) < 0) {
-				jv_free(out);
-				return -1;
-			}
-		jv_free(out);
+		if (ch_records(out) < 0)
+			return -1;
 		tg_ledger_done(rx, id);
 	}
 	return 0;
