@@ -440,22 +440,6 @@ out:
 	return go;
 }
 
-/* one of words (a NULL-terminated list) as its index; dies 100 */
-static int
-choose(const char *name, const char *dflt, const char *const *words)
-{
-	const char *v = oxi_getenv(name);
-	int i;
-
-	if (!v)
-		v = dflt;
-	for (i = 0; words[i]; i++)
-		if (strcmp(v, words[i]) == 0)
-			return i;
-	oxi_die(OXI_EX_USAGE, "%s must be %s or %s", name, words[0],
-	    words[1]);
-}
-
 static void
 settings(struct dcrx *rx, const struct oxi_chan_opts *o)
 {
@@ -469,7 +453,8 @@ settings(struct dcrx *rx, const struct oxi_chan_opts *o)
 		oxi_die(OXI_EX_USAGE, "-w: the discord receiver takes the "
 		    "Gateway only");
 	rx->o = o;
-	rx->guilds_all = choose("OXI_DISCORD_GUILDS", "mention", guilds);
+	rx->guilds_all = oxi_chan_choose("OXI_DISCORD_GUILDS", "mention",
+	    guilds);
 	rx->filemax = DC_FILE_MAX;
 	if ((v = oxi_getenv("OXI_DISCORD_FILE_MAX")))
 		rx->filemax = oxi_sizearg(v, "OXI_DISCORD_FILE_MAX");

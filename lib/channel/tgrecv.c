@@ -230,22 +230,6 @@ hook_loop(struct tgrx *rx, struct tghook *h)
 	return 0;
 }
 
-/* one of words (a NULL-terminated list) as its index; dies 100 */
-static int
-choose(const char *name, const char *dflt, const char *const *words)
-{
-	const char *v = oxi_getenv(name);
-	int i;
-
-	if (!v)
-		v = dflt;
-	for (i = 0; words[i]; i++)
-		if (strcmp(v, words[i]) == 0)
-			return i;
-	oxi_die(OXI_EX_USAGE, "%s must be %s or %s", name, words[0],
-	    words[1]);
-}
-
 static void
 settings(struct tgrx *rx, const struct oxi_chan_opts *o, long *poll_s)
 {
@@ -257,8 +241,10 @@ settings(struct tgrx *rx, const struct oxi_chan_opts *o, long *poll_s)
 		oxi_die(OXI_EX_USAGE, "-c, -t, -u, -m and -r are options of "
 		    "the cli channel");
 	rx->o = o;
-	rx->groups_all = choose("OXI_TELEGRAM_GROUPS", "mention", groups);
-	rx->edits_new = choose("OXI_TELEGRAM_EDITS", "ignore", edits);
+	rx->groups_all = oxi_chan_choose("OXI_TELEGRAM_GROUPS", "mention",
+	    groups);
+	rx->edits_new = oxi_chan_choose("OXI_TELEGRAM_EDITS", "ignore",
+	    edits);
 	rx->filemax = TG_FILE_MAX;
 	if ((v = oxi_getenv("OXI_TELEGRAM_FILE_MAX")))
 		rx->filemax = oxi_sizearg(v, "OXI_TELEGRAM_FILE_MAX");
