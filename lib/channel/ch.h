@@ -126,6 +126,8 @@ const char *ch_hook_header(const struct ch_hook_req *, const char *name);
 struct ch_hook *ch_hook_open(const char *listen, size_t max, const char *who,
     ch_hook_fn gate, ch_hook_fn fn, void *arg);
 int ch_hook_wait(struct ch_hook *, int sigfd, int ms);
+/* the fd to poll(2) for POLLIN beside others; then ch_hook_wait(h, -1, 0) */
+int ch_hook_fd(const struct ch_hook *);
 void ch_hook_close(struct ch_hook *);
 
 /*

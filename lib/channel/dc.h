@@ -136,6 +136,7 @@ long dc_gw_jitter(long interval);
 int dc_gw_close(int code, const char **why);
 
 struct sqlite3;
+struct dchook;
 struct dcrx {
 	struct dc dc;		/* the client */
 	const struct oxi_chan_opts *o;	/* the options */
@@ -146,6 +147,7 @@ struct dcrx {
 				 * a guild channel, not only those for us */
 	size_t filemax;		/* OXI_DISCORD_FILE_MAX */
 	char *filedir;		/* $OXI_HOME/files/discord */
+	struct dchook *hook;	/* the interactions endpoint (-w), or NULL */
 };
 /*
  * dcmsg.c: the records of event t with data d (borrowed), recorded at
@@ -160,6 +162,24 @@ int dc_event(struct dcrx *, const char *t, jv d, long long at, int answer,
     jv *out);
 /* 1 if dc_event takes events named t: the ledger keeps only those */
 int dc_event_kept(const char *t);
+/* the name in the ledger of an interaction posted to dchook.c */
+#define DC_HTTP_INTERACTION	"INTERACTION_HTTP"
+/* the answer to interaction d (borrowed), a button's: its message
+ * updated to say the choice, buttons gone (type 7), else acknowledged
+ * (type 6) */
+jv dc_answer(jv d);
+/*
+ * dchook.c: the HTTP interactions endpoint on listen ("[addr:]port"),
+ * each request's Ed25519 signature checked with $DISCORD_PUBLIC_KEY
+ * (dies 100 if it is missing or malformed): 401 unless it verifies, a
+ * PING answered, a button's interaction in the ledger before its answer
+ * (dc_answer).  dc_hook_fd: to poll; dc_hook_serve: serves what is due.
+ */
+struct dchook;
+struct dchook *dc_hook_open(struct dcrx *, const char *listen);
+int dc_hook_fd(const struct dchook *);
+int dc_hook_serve(struct dchook *);
+void dc_hook_close(struct dchook *);
 /*
  * dcledger.c: the ledger.  A failing database dies 111.  put: records
  * event t (d consumed) under key (its platform id) unless it is there;

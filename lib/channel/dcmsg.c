@@ -14,7 +14,8 @@
  * INTERACTION_CREATE of a button (a message component) is answered at
  * once, the message's buttons replaced by what was chosen; its custom_id
  * "a:<ask>:<choice>" (the buttons of oxi-send's approval.ask) becomes an
- * approval.answer.
+ * approval.answer.  One that came to the HTTP endpoint (dchook.c) was
+ * answered there.
  *
  * Ids stay the same when an event comes again (a resume, a restart):
  * discord:<account>:<channel>:<message id> for a message,
@@ -357,24 +358,16 @@ said(const char *choice)
 	    "Denied" : NULL;
 }
 
-/* answers interaction d: the message updated without its buttons, with
- * what was chosen (type 7), else acknowledged (type 6) */
-static void
-respond(struct dcrx *rx, jv d, const char *choice)
+jv
+dc_answer(jv d)
 {
-	struct oxi_buf path = OXI_BUF_INIT;
-	struct dc_res res;
-	const char *tok = str(d, "token"), *say = choice ? said(choice) : NULL,
+	jv data = oxi_jget(d, "data"), msg = oxi_jget(d, "message"), body;
+	const char *cid = str(data, "custom_id"), *colon, *say = NULL,
 	    *content;
-	char iid[DC_ID];
-	jv msg = oxi_jget(d, "message"), body;
 
-	if (!*dc_id(d, "id", iid) || !tok || strspn(tok, "abcdefghijklmnopqr"
-	    "stuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(tok) ||
-	    strlen(tok) > 512) {
-		jv_free(msg);
-		return;
-	}
+	colon = cid && strncmp(cid, "a:", 2) == 0 ? strrchr(cid, ':') : NULL;
+	if (colon && colon > cid + 1)
+		say = said(colon + 1);
 	if (say) {
 		content = str(msg, "content");
 		body = jv_object_set(jv_object(), jv_string("content"),
@@ -386,13 +379,30 @@ respond(struct dcrx *rx, jv d, const char *choice)
 	} else
 		body = jv_object_set(jv_object(), jv_string("type"),
 		    jv_number(6));
+	jv_free(msg);
+	jv_free(data);
+	return body;
+}
+
+/* answers interaction d through the REST API (dc_answer's body) */
+static void
+respond(struct dcrx *rx, jv d)
+{
+	struct oxi_buf path = OXI_BUF_INIT;
+	struct dc_res res;
+	const char *tok = str(d, "token");
+	char iid[DC_ID];
+
+	if (!*dc_id(d, "id", iid) || !tok || strspn(tok, "abcdefghijklmnopqr"
+	    "stuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(tok) ||
+	    strlen(tok) > 512)
+		return;
 	oxi_buf_printf(&path, "/interactions/%s/%s/callback", iid, tok);
-	if (dc_call(&rx->dc, "POST", path.s, body, &res) < 0)
+	if (dc_call(&rx->dc, "POST", path.s, dc_answer(d), &res) < 0)
 		oxi_warn("discord: the button's answer: %s", res.err);
 	dc_res_free(&res);
 	oxi_wipe(path.s, path.len);
 	oxi_buf_free(&path);
-	jv_free(msg);
 }
 
 /* a button pressed (d borrowed): answered; "a:<ask>:<choice>" becomes an
@@ -417,7 +427,7 @@ interaction(struct dcrx *rx, jv d, long long at, int answer, jv *out)
 		goto done;
 	}
 	if (answer)
-		respond(rx, d, colon ? colon + 1 : NULL);
+		respond(rx, d);
 	if (!colon || !*dc_id(d, "id", iid)) {
 		oxi_debug("discord: a button not ours: skipped");
 		goto done;
@@ -460,5 +470,7 @@ dc_event(struct dcrx *rx, const char *t, jv d, long long at, int answer,
 		return message(rx, d, out);
 	if (strcmp(t, "INTERACTION_CREATE") == 0)
 		interaction(rx, d, at, answer, out);
+	else if (strcmp(t, DC_HTTP_INTERACTION) == 0)
+		interaction(rx, d, at, 0, out);
 	return 0;
 }

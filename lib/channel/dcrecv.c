@@ -89,6 +89,52 @@ drain(struct dcrx *rx)
 	return 0;
 }
 
+/*
+ * Waits up to ms for the socket fd (or -1) or SIGTERM, serving the
+ * interactions endpoint (dchook.c) meanwhile and writing what it took:
+ * 0, or -1 if stdout is gone.
+ */
+static int
+waitfor(struct dcrx *rx, int fd, long ms)
+{
+	struct pollfd p[3];
+	int n = 0;
+
+	p[n].fd = rx->dc.sigfd;
+	p[n++].events = POLLIN;
+	if (fd >= 0) {
+		p[n].fd = fd;
+		p[n++].events = POLLIN;
+	}
+	if (rx->hook) {
+		p[n].fd = dc_hook_fd(rx->hook);
+		p[n++].events = POLLIN;
+	}
+	p[0].revents = 0;
+	if (poll(p, n, ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms) < 0 &&
+	    errno != EINTR)
+		oxi_diesys(OXI_EX_TEMP, "poll");
+	if (p[0].revents)
+		oxi_sig_drain();
+	if (!rx->hook)
+		return 0;
+	if (dc_hook_serve(rx->hook) < 0)
+		oxi_warnsys("discord: the interactions endpoint");
+	return drain(rx);
+}
+
+/* a pause of ms, cut short by SIGTERM, the endpoint served: 0 or -1 */
+static int
+rest(struct dcrx *rx, long ms)
+{
+	long long end = oxi_clock_ms() + ms;
+
+	while (!oxi_sig_term && oxi_clock_ms() < end)
+		if (waitfor(rx, -1, end - oxi_clock_ms()) < 0)
+			return -1;
+	return 0;
+}
+
 /* the URL to connect to, with the version and encoding we speak */
 static void
 withquery(const char *base, char *out, size_t len)
@@ -103,7 +149,8 @@ withquery(const char *base, char *out, size_t len)
 }
 
 /* the Gateway's URL: $OXI_DISCORD_GATEWAY, else GET /gateway/bot (a
- * refused token ends us).  0, or 1 if SIGTERM came first */
+ * refused token ends us).  0, 1 if SIGTERM came first, -1 if stdout is
+ * gone */
 static int
 gwurl(struct dcrx *rx, struct gw *g)
 {
@@ -140,7 +187,8 @@ gwurl(struct dcrx *rx, struct gw *g)
 			return 0;
 		}
 		oxi_warn("discord: %s; again in %ld s", res.err, ms / 1000);
-		dc_pause(&rx->dc, res.retry_ms > 0 ? res.retry_ms : ms);
+		if (rest(rx, res.retry_ms > 0 ? res.retry_ms : ms) < 0)
+			return -1;
 		ms = ms * 2 > BACKOFF_MAX ? BACKOFF_MAX : ms * 2;
 	}
 	return 1;
@@ -287,7 +335,11 @@ payload(struct dcrx *rx, struct gw *g, const unsigned char *s, size_t n,
 			oxi_warn("discord: the session is invalid: identifying "
 			    "anew");
 			forget(rx, g);
-			dc_pause(&rx->dc, 1000 + (long)randombytes_uniform(4000));
+			if (rest(rx, 1000 + (long)randombytes_uniform(4000)) < 0) {
+				*go = GO_GONE;
+				r = 1;
+				break;
+			}
 		} else
 			oxi_info("discord: the session is invalid: resuming");
 		*go = GO_RESUME;
@@ -310,8 +362,9 @@ hello(struct dcrx *rx, struct gw *g)
 	const char *why;
 	int r;
 
-	(void)rx;
 	while (!oxi_sig_term && oxi_clock_ms() < end) {
+		if (rx->hook && waitfor(rx, -1, 0) < 0)
+			return -1;
 		if ((r = oxi_ws_recv(g->ws, &m, 200)) < 0)
 			return -1;
 		if (r == 0 || m.op != OXI_WS_TEXT) {
@@ -361,7 +414,6 @@ session(struct dcrx *rx, struct gw *g)
 	struct oxi_ws_opts wo = { .max_msg = MSG_MAX };
 	struct oxi_buf err = OXI_BUF_INIT;
 	struct oxi_ws_msg m;
-	struct pollfd pfd[2];
 	long long now, pruned = oxi_clock_ms();
 	int r, go = GO_BACKOFF, resuming = g->session[0] != '\0';
 	const char *url = resuming && g->resume[0] ? g->resume : g->url;
@@ -411,15 +463,10 @@ session(struct dcrx *rx, struct gw *g)
 			dc_ledger_prune(rx);
 			pruned = now;
 		}
-		pfd[0].fd = oxi_ws_fd(g->ws);
-		pfd[0].events = POLLIN;
-		pfd[1].fd = rx->dc.sigfd;
-		pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
-		if (poll(pfd, 2, (int)(g->beat - now)) < 0 && errno != EINTR)
-			oxi_diesys(OXI_EX_TEMP, "poll");
-		if (pfd[1].revents)
-			oxi_sig_drain();
+		if (waitfor(rx, oxi_ws_fd(g->ws), g->beat - now) < 0) {
+			go = GO_GONE;
+			goto out;
+		}
 	}
 	go = GO_RESUME;
 	goto out;
@@ -449,9 +496,6 @@ settings(struct dcrx *rx, const struct oxi_chan_opts *o)
 	if (o->chat || o->thread || o->user || o->first || o->rcptfd >= 0)
 		oxi_die(OXI_EX_USAGE, "-c, -t, -u, -m and -r are options of "
 		    "the cli channel");
-	if (o->webhook)
-		oxi_die(OXI_EX_USAGE, "-w: the discord receiver takes the "
-		    "Gateway only");
 	rx->o = o;
 	rx->guilds_all = oxi_chan_choose("OXI_DISCORD_GUILDS", "mention",
 	    guilds);
@@ -465,8 +509,9 @@ oxi_dc_recv(const struct oxi_chan_opts *o, const char **what)
 {
 	struct dcrx rx;
 	struct gw g;
+	const char *listen;
 	char n[24];
-	int go = GO_RESUME;
+	int r, go = GO_RESUME;
 
 	memset(&rx, 0, sizeof rx);
 	memset(&g, 0, sizeof g);
@@ -488,18 +533,24 @@ oxi_dc_recv(const struct oxi_chan_opts *o, const char **what)
 	if (g.seq < 0)
 		g.session[0] = '\0';
 	g.backoff = BACKOFF_MS;
-	if (drain(&rx) < 0 || gwurl(&rx, &g) != 0)
-		go = oxi_sig_term ? GO_RESUME : GO_GONE;
+	if (!(listen = o->webhook))
+		listen = oxi_getenv("OXI_DISCORD_WEBHOOK");
+	if (listen)
+		rx.hook = dc_hook_open(&rx, listen);
+	if ((r = drain(&rx)) < 0 || (r = gwurl(&rx, &g)) != 0)
+		go = r < 0 ? GO_GONE : GO_RESUME;
 	while (!oxi_sig_term && go != GO_GONE) {
 		go = session(&rx, &g);
 		if (go == GO_BACKOFF && !oxi_sig_term) {
 			oxi_info("discord: connecting again in %ld s",
 			    (g.backoff + 999) / 1000);
-			dc_pause(&rx.dc, g.backoff);
+			if (rest(&rx, g.backoff) < 0)
+				go = GO_GONE;
 			g.backoff = g.backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX :
 			    g.backoff * 2;
 		}
 	}
+	dc_hook_close(rx.hook);
 	dc_ledger_close(&rx);
 	dc_close(&rx.dc);
 	free(rx.filedir);
