@@ -11,7 +11,7 @@ complete -c oxi-recv -s t -x -d 'Thread id of every message: a named conversatio
 complete -c oxi-recv -s m -x -d 'A message sent first, such as /new'
 complete -c oxi-recv -s r -x -d 'Read the sender'"'"'s receipts on fd'
 complete -c oxi-recv -s u -x -a '(__fish_complete_users)' -d 'User name of every message'
-complete -c oxi-recv -s w -x -d 'Telegram: listen for the webhook on [addr:]port'
+complete -c oxi-recv -s w -x -d 'Telegram: the webhook; Discord: the interactions endpoint, on [addr:]port'
 complete -c oxi-recv -n 'not __fish_seen_subcommand_from cli telegram discord' -a cli -d 'The terminal: one message per line of stdin'
 complete -c oxi-recv -n 'not __fish_seen_subcommand_from cli telegram discord' -a telegram -d 'A Telegram bot, by the Bot API'
 complete -c oxi-recv -n 'not __fish_seen_subcommand_from cli telegram discord' -a discord -d 'A Discord bot, by the Gateway'
