@@ -84,7 +84,8 @@ rawsend(struct oxi_ws *ws, const unsigned char *p, size_t n)
 			continue;
 		}
 		if (rc != CURLE_AGAIN)
-			return seterr(ws, "ws: send: %s", curl_easy_strerror(rc));
+			return seterr(ws, "ws: send: %s",
+			    curl_easy_strerror(rc));
 		if ((left = end - oxi_clock_ms()) <= 0)
 			return seterr(ws, "ws: send: %s", "timed out");
 		pfd.fd = ws->fd, pfd.events = POLLOUT, pfd.revents = 0;
@@ -127,14 +128,16 @@ rawrecv(struct oxi_ws *ws, long long ms)
 		rc = curl_easy_recv(ws->curl, ws->in.s + ws->in.len, WS_READ,
 		    &k);
 		if (rc == CURLE_OK && k == 0)
-			return seterr(ws, "ws: %s", "the connection was closed");
+			return seterr(ws, "ws: %s", "the connection was "
+			    "closed");
 		if (rc == CURLE_OK) {
 			ws->in.len += k;
 			ws->in.s[ws->in.len] = '\0';
 			return 1;
 		}
 		if (rc != CURLE_AGAIN)
-			return seterr(ws, "ws: recv: %s", curl_easy_strerror(rc));
+			return seterr(ws, "ws: recv: %s",
+			    curl_easy_strerror(rc));
 		left = end < 0 ? -1 : end - oxi_clock_ms();
 		if (end >= 0 && left <= 0)
 			return 0;
@@ -362,6 +365,8 @@ oxi_ws_close(struct oxi_ws *ws, int code, const char *reason)
 		return 0;
 	if (!oxi_ws_code_ok(code))
 		code = 1000;
+	if (reason && !oxi_utf8_valid(reason, strlen(reason), 0))
+		reason = NULL;
 	if (!ws->closing && sendclose(ws, code, reason) < 0) {
 		ws->dead = 1;
 		ws->deadcode = 1006;
@@ -501,7 +506,8 @@ handshake(struct oxi_ws *ws, const struct oxi_url *u, const char *host,
 		if (strpbrk(*h, "\r\n")) {
 			oxi_wipe(req.s, req.len);
 			oxi_buf_free(&req);
-			return seterr(ws, "ws: %s", "a header holds a line break");
+			return seterr(ws, "ws: %s", "a header holds a line "
+			    "break");
 		}
 		oxi_buf_printf(&req, "%s\r\n", *h);
 	}

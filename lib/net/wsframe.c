@@ -121,7 +121,7 @@ oxi_ws_frame_parse(const unsigned char *p, size_t n, struct oxi_ws_frame *f,
 		return 0;
 	memset(f, 0, sizeof *f);
 	if (p[0] & 0x70)
-		return -1;			/* RSV1-3: no extension agreed */
+		return -1;		/* RSV1-3: no extension agreed */
 	f->fin = p[0] >> 7;
 	f->op = p[0] & 0x0f;
 	f->masked = p[1] >> 7;
