@@ -78,8 +78,9 @@ def files(d, chats, per):
                 f.write("tool-%d-%d" % (c, n))
 
 
-def attempts(log):
-    """the times of the sendMessage calls in the fake's log, by text"""
+def attempts(log, method="sendMessage"):
+    """the times of the calls of method (sendMessage) in the fake's log,
+    by text"""
     at = {}
     with open(log) as f:
         for raw in f:
@@ -87,7 +88,7 @@ def attempts(log):
                 r = json.loads(raw)
             except ValueError:
                 continue
-            if r.get("method") == "sendMessage":
+            if r.get("method") == method:
                 t = str(r.get("params", {}).get("text", "")).strip()
                 at.setdefault(t, []).append(r.get("ts", 0))
     return at
@@ -100,14 +101,17 @@ def in_window(ts, kills):
                                k < ts[1] for k in kills)
 
 
-def check(port, chats, per, log=None, killfile=None):
+def check(port, chats, per, log=None, killfile=None, method="sendMessage",
+          prefix=""):
+    """see above; method: the fake's call that sends a message, prefix:
+    of a chat's id before its number (Slack's D)"""
     with urllib.request.urlopen("http://127.0.0.1:%s/control/state" % port,
                                 timeout=30) as r:
         state = json.loads(r.read())
     want = {}
     for c in range(chats):
         for n in range(per):
-            want[reply_of(c, n)] = str(USER0 + c)
+            want[reply_of(c, n)] = prefix + str(USER0 + c)
     got = {}
     placed = {}
     for chat, msgs in state.get("messages", {}).items():
@@ -125,7 +129,7 @@ def check(port, chats, per, log=None, killfile=None):
                               len(doubled), len(stray), len(misplaced)))
     window = []
     if log:
-        at = attempts(log)
+        at = attempts(log, method)
         line += " attempts %d" % sum(len(v) for v in at.values())
         if killfile:
             kills = []

@@ -150,4 +150,8 @@ int ch_file_open(const char *dest, struct oxi_buf *tmp, int *temp, char *err,
 int ch_file_done(int fd, struct oxi_buf *tmp, const char *dest, int ok,
     char *err, size_t len);
 
+/* chopt.c: a setting of two words: $name (else dflt) as its index in
+ * words (a NULL-terminated list of two); dies 100 on another value */
+int ch_choose(const char *name, const char *dflt, const char *const *words);
+
 #endif

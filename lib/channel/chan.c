@@ -51,21 +51,6 @@ oxi_chan_namearg(const char *arg, const char *what)
 	return arg;
 }
 
-int
-oxi_chan_choose(const char *name, const char *dflt, const char *const *words)
-{
-	const char *v = oxi_getenv(name);
-	int i;
-
-	if (!v)
-		v = dflt;
-	for (i = 0; words[i]; i++)
-		if (strcmp(v, words[i]) == 0)
-			return i;
-	oxi_die(OXI_EX_USAGE, "%s must be %s or %s", name, words[0],
-	    words[1]);
-}
-
 oxi_chan_fn
 oxi_chan_find(const char *name, int dir)
 {

@@ -58,10 +58,6 @@ oxi_chan_fn oxi_chan_find(const char *name, int dir);
  * die 100 otherwise, what naming the argument */
 int oxi_chan_fdarg(const char *arg, const char *what);
 const char *oxi_chan_namearg(const char *arg, const char *what);
-/* a setting of two words: $name (else dflt) as its index in words (a
- * NULL-terminated list of two); dies 100 on another value */
-int oxi_chan_choose(const char *name, const char *dflt,
-    const char *const *words);
 /*
  * main() of oxi-recv and oxi-send after the options: runs the receiver
  * or sender of channel name with o and returns what it returns.  Dies

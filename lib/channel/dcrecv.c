@@ -497,7 +497,7 @@ settings(struct dcrx *rx, const struct oxi_chan_opts *o)
 		oxi_die(OXI_EX_USAGE, "-c, -t, -u, -m and -r are options of "
 		    "the cli channel");
 	rx->o = o;
-	rx->guilds_all = oxi_chan_choose("OXI_DISCORD_GUILDS", "mention",
+	rx->guilds_all = ch_choose("OXI_DISCORD_GUILDS", "mention",
 	    guilds);
 	rx->filemax = DC_FILE_MAX;
 	if ((v = oxi_getenv("OXI_DISCORD_FILE_MAX")))

@@ -127,13 +127,18 @@ plain(const struct sk_ev *ev, struct oxi_buf *b, const char *s)
 {
 	struct oxi_buf t = OXI_BUF_INIT;
 	const char *e;
-	size_t i, n = strlen(s);
+	size_t i, k, n = strlen(s);
 
 	oxi_buf_cats(&t, "");
 	for (i = 0; i < n; i++) {
 		if (s[i] == '<' && (e = memchr(s + i + 1, '>', n - i - 1))) {
+			k = t.len;
 			entity(ev, &t, s + i + 1, (size_t)(e - s - i - 1));
 			i = (size_t)(e - s);
+			/* our mention gone: one blank for the two around it */
+			if (t.len == k && s[i + 1] == ' ' && (k == 0 ||
+			    t.s[k - 1] == ' '))
+				i++;
 		} else
 			oxi_buf_cat(&t, s + i, 1);
 	}

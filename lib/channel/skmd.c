@@ -14,7 +14,8 @@
 #include "channel/tgmd.h"
 #include "channel/sk.h"
 
-enum { QUOTE, LINK, CODE };	/* the writer's state: st[QUOTE] ... */
+/* the writer's state: st[QUOTE] ...: depths, and a link is written */
+enum { QUOTE, LINK, CODE, SHOWN };
 
 /* s[0..n) escaped, "> " after each line break inside a quote */
 static void
@@ -59,15 +60,17 @@ tag(struct oxi_buf *b, const struct oxi_tgmd_span *s, int close, int *st)
 			oxi_buf_cats(b, "> ");
 		return;
 	case OXI_TGMD_A:
-		if (st[LINK] || st[CODE]) {
-			st[LINK] += close ? -1 : 1;
-			return;
-		}
-		st[LINK] = !close;
+		/* the outermost link, outside code, is written */
 		if (close) {
-			oxi_buf_cats(b, ">");
+			if (--st[LINK] == 0 && st[SHOWN]) {
+				st[SHOWN] = 0;
+				oxi_buf_cats(b, ">");
+			}
 			return;
 		}
+		if (st[LINK]++ > 0 || st[CODE])
+			return;
+		st[SHOWN] = 1;
 		oxi_buf_cats(b, "<");
 		/* a link's target: | and > would end it early */
 		for (h = s->attr ? s->attr : ""; *h; h++)

@@ -15,10 +15,10 @@
  *
  * The connection: a disconnect envelope (refresh_requested, warning)
  * opens a new one at once (link_disabled ends us with 100: Socket Mode
- * was turned off); a dropped or silent one (no frame for PING_MS, then
- * our ping unanswered for as long) is replaced after a pause doubled
- * from a second up to BACKOFF_MAX.  A refused token dies 100; SIGTERM
- * closes the socket and exits 0.
+ * was turned off); a dropped or silent one (no frame for 30 s,
+ * $OXI_SLACK_PING_INTERVAL, then our ping unanswered for as long) is
+ * replaced after a pause doubled from a second up to BACKOFF_MAX.  A
+ * refused token dies 100; SIGTERM closes the socket and exits 0.
  */
 #include <sys/stat.h>
 
@@ -38,6 +38,8 @@
 #define BACKOFF_MS	1000		/* the first pause after a drop */
 #define BACKOFF_MAX	30000		/* the longest */
 #define PING_MS		30000		/* silence before our ping */
+
+static long ping_ms = PING_MS;	/* $OXI_SLACK_PING_INTERVAL */
 #define PRUNE_MS	3600000		/* the ledger is pruned so often */
 
 /* a file of a message: fetched into filedir, its path or error in att */
@@ -297,16 +299,16 @@ socket_loop(struct skrx *rx)
 				pruned = oxi_clock_ms();
 			}
 			/* a silent link: a ping, then a new one */
-			if (!pinged && oxi_clock_ms() - heard >= PING_MS) {
+			if (!pinged && oxi_clock_ms() - heard >= ping_ms) {
 				oxi_ws_send(ws, OXI_WS_PING, "oxi", 3);
 				pinged = oxi_clock_ms();
-			} else if (pinged && oxi_clock_ms() - pinged >= PING_MS) {
+			} else if (pinged && oxi_clock_ms() - pinged >= ping_ms) {
 				oxi_warn("slack: Socket Mode silent: a new "
 				    "connection");
 				again = 2;
 				break;
 			}
-			wait = PING_MS - (long)(oxi_clock_ms() - (pinged ?
+			wait = ping_ms - (long)(oxi_clock_ms() - (pinged ?
 			    pinged : heard));
 			p[0].fd = oxi_ws_fd(ws);
 			p[0].events = POLLIN;
@@ -369,6 +371,10 @@ oxi_sk_recv(const struct oxi_chan_opts *o, const char **what)
 		oxi_die(OXI_EX_USAGE, "OXI_SLACK_CHANNELS must be mention or "
 		    "all");
 	rx.ev.all = v && strcmp(v, "all") == 0;
+	if (oxi_env_ms("OXI_SLACK_PING_INTERVAL", PING_MS, &ping_ms) < 0 ||
+	    ping_ms <= 0)
+		oxi_die(OXI_EX_USAGE, "OXI_SLACK_PING_INTERVAL must be a "
+		    "number of seconds");
 	rx.filemax = SK_FILE_MAX;
 	if ((v = oxi_getenv("OXI_SLACK_FILE_MAX")))
 		rx.filemax = oxi_sizearg(v, "OXI_SLACK_FILE_MAX");

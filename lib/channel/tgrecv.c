@@ -241,9 +241,9 @@ settings(struct tgrx *rx, const struct oxi_chan_opts *o, long *poll_s)
 		oxi_die(OXI_EX_USAGE, "-c, -t, -u, -m and -r are options of "
 		    "the cli channel");
 	rx->o = o;
-	rx->groups_all = oxi_chan_choose("OXI_TELEGRAM_GROUPS", "mention",
+	rx->groups_all = ch_choose("OXI_TELEGRAM_GROUPS", "mention",
 	    groups);
-	rx->edits_new = oxi_chan_choose("OXI_TELEGRAM_EDITS", "ignore",
+	rx->edits_new = ch_choose("OXI_TELEGRAM_EDITS", "ignore",
 	    edits);
 	rx->filemax = TG_FILE_MAX;
 	if ((v = oxi_getenv("OXI_TELEGRAM_FILE_MAX")))
