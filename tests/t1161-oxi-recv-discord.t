@@ -37,7 +37,7 @@ dc_feed '[{"id":"11","channel_id":"500","content":"hello there",'"$A"'},
 {"id":"17","channel_id":"500","content":"hook","webhook_id":"4",'"$A"'},
 {"id":"18","channel_id":"500","type":7,"content":"joined",'"$A"'},
 {"id":"19","channel_id":"700",'"$G"',"content":"<@!1000> in a thread","mentions":[{"id":"1000"}],'"$A"'},
-{"id":"20","channel_id":"500","content":"",'"$A"',"attachments":[{"id":"31","filename":"pic.png","content_type":"image/png","size":7,"url":"http://127.0.0.1:'"$PORT"'/cdn/pic.png"},{"id":"32","filename":"big.bin","size":999999999,"url":"http://127.0.0.1:'"$PORT"'/cdn/big.bin"}]}]'
+{"id":"20","channel_id":"500","content":"",'"$A"',"attachments":[{"id":"31","filename":"pic.png","content_type":"image/png","size":7,"url":"http://127.0.0.1:'"$PORT"'/cdn/pic.png"},{"id":"32","filename":"big.bin","size":999999999,"url":"http://127.0.0.1:'"$PORT"'/cdn/big.bin"},{"id":"33","filename":"x.txt","content_type":"text/plain","size":3,"url":"http://127.0.0.2:9/x.txt"}]}]'
 # the wire samples: a DM (the composed dispatch) and a bot's message
 python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
@@ -56,10 +56,10 @@ cat >"$TMP/exp" <<EOF2
 {"v":1,"type":"msg.in","id":"discord:main:600:13","channel":"discord","account":"main","chat":"600","thread":null,"from":"2001","from_name":"Ann","text":"are you there?","ts":"2026-11-26T10:00:00.123Z","reply_to":null,"attachments":[],"trust":"user","message_id":"13","chat_type":"guild"}
 {"v":1,"type":"msg.in","id":"discord:main:600:14","channel":"discord","account":"main","chat":"600","thread":null,"from":"2001","from_name":"Ann","text":"yes please","ts":"2026-11-26T10:00:00.123Z","reply_to":"555","attachments":[],"trust":"user","message_id":"14","chat_type":"guild"}
 {"v":1,"type":"msg.in","id":"discord:main:700:19","channel":"discord","account":"main","chat":"600","thread":"700","from":"2001","from_name":"Ann","text":"in a thread","ts":"2026-11-26T10:00:00.123Z","reply_to":null,"attachments":[],"trust":"user","message_id":"19","chat_type":"guild"}
-{"v":1,"type":"msg.in","id":"discord:main:500:20","channel":"discord","account":"main","chat":"500","thread":null,"from":"2001","from_name":"Ann","text":"","ts":"2026-11-26T10:00:00.123Z","reply_to":null,"attachments":[{"kind":"image","mime":"image/png","name":"pic.png","size":7,"file_id":"31","path":"$OXI_HOME/files/discord/31.png"},{"kind":"document","mime":"application/octet-stream","name":"big.bin","size":999999999,"file_id":"32","error":"file over 26214400 bytes"}],"trust":"user","message_id":"20","chat_type":"dm"}
+{"v":1,"type":"msg.in","id":"discord:main:500:20","channel":"discord","account":"main","chat":"500","thread":null,"from":"2001","from_name":"Ann","text":"","ts":"2026-11-26T10:00:00.123Z","reply_to":null,"attachments":[{"kind":"image","mime":"image/png","name":"pic.png","size":7,"file_id":"31","path":"$OXI_HOME/files/discord/31.png"},{"kind":"document","mime":"application/octet-stream","name":"big.bin","size":999999999,"file_id":"32","error":"file over 26214400 bytes"},{"kind":"document","mime":"text/plain","name":"x.txt","size":3,"file_id":"33","error":"a file not on Discord's file hosts"}],"trust":"user","message_id":"20","chat_type":"dm"}
 {"v":1,"type":"msg.in","id":"discord:main:244567637332328449:302917639565475840","channel":"discord","account":"main","chat":"244567637332328449","thread":null,"from":"114941315417899012","from_name":"zeyla","text":"a","ts":"2017-04-15T21:26:33.210Z","reply_to":null,"attachments":[],"trust":"user","message_id":"302917639565475840","chat_type":"dm"}
 EOF2
-check_json 'DMs, mentions, replies to the bot, threads, files and the sample pass; the rest (other talk, bots, ourselves, webhooks, system messages, the bot sample) does not' \
+check_json 'DMs, mentions, replies to the bot, threads, files (none from another host) and the sample pass; the rest (other talk, bots, ourselves, webhooks, system messages, the bot sample) does not' \
 	"$TMP/out" "$TMP/exp"
 check 'the file is fetched, 0600' \
 	'[ "$(cat "$OXI_HOME/files/discord/31.png")" = PNGDATA ] &&

@@ -517,7 +517,12 @@ prepare(struct dc *dc, const char *verb, const char *path,
 	if (strlen(path) > URLMAX / 2 || path[0] != '/')
 		return -1;
 	oxi_buf_printf(url, "%s%s", dc->base, path);
-	snprintf(what, len, "%s %s", verb, path);
+	/* an interaction's token is in its path: never in a message */
+	if (strncmp(path, "/interactions/", 14) == 0)
+		snprintf(what, len, "%s /interactions/%.*s/<token>/callback",
+		    verb, (int)strcspn(path + 14, "/"), path + 14);
+	else
+		snprintf(what, len, "%s %s", verb, path);
 	return 0;
 }
 

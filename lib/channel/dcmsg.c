@@ -192,6 +192,28 @@ kindof(const char *mime, int voice)
 	return "document";
 }
 
+/*
+ * 1 if url is one of Discord's file hosts (https://cdn.discordapp.com/,
+ * https://media.discordapp.net/), or on the host of the API when that
+ * is set elsewhere ($OXI_DISCORD_API: a test double): a payload naming
+ * another address gets no request from us
+ */
+static int
+cdnok(const struct dcrx *rx, const char *url)
+{
+	static const char *const hosts[] = { "https://cdn.discordapp.com/",
+		"https://media.discordapp.net/", NULL };
+	const char *b = rx->dc.base, *e;
+	int i;
+
+	for (i = 0; hosts[i]; i++)
+		if (strncmp(url, hosts[i], strlen(hosts[i])) == 0)
+			return 1;
+	if (strcmp(b, DC_API) == 0 || !(e = strchr(strchr(b, ':') + 3, '/')))
+		return 0;
+	return strncmp(url, b, e - b) == 0 && url[e - b] == '/';
+}
+
 /* attachment f (borrowed) as the agreed record, fetched; *stopped set if
  * SIGTERM ended a transfer */
 static jv
@@ -223,6 +245,9 @@ attach(struct dcrx *rx, jv f, int voice, int *stopped)
 	if (!id[0] || !url)
 		return jv_object_set(a, jv_string("error"),
 		    jv_string("no usable file id or URL"));
+	if (!cdnok(rx, url))
+		return jv_object_set(a, jv_string("error"),
+		    jv_string("a file not on Discord's file hosts"));
 	if (size > (double)rx->filemax)
 		return jv_object_set(a, jv_string("error"),
 		    jv_string_fmt("file over %zu bytes", rx->filemax));

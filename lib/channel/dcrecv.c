@@ -23,6 +23,9 @@
  * number has Discord send again what followed, and the ledger keeps an
  * event sent twice once.  SIGTERM closes the connection with 4000, which
  * keeps the session for the next start, and exits 0.
+ *
+ * With -w (or $OXI_DISCORD_WEBHOOK) the HTTP interactions endpoint
+ * (dchook.c) is served in the same loop, in every wait and pause.
  */
 #include <errno.h>
 #include <poll.h>
