@@ -6,7 +6,10 @@ include config.mk
 
 CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool
 SCRIPTS = oxi-chat oxi-svc
-BINS = $(CMDS:%=bin/%)
+# programs the commands run, installed in LIBEXECDIR: oxi-chan, the
+# channels but the terminal, which oxi-recv and oxi-send exec(2)
+LIBEXEC = oxi-chan
+BINS = $(CMDS:%=bin/%) $(LIBEXEC:%=bin/%)
 
 LIBSRC != ls lib/*.c lib/*/*.c 2>/dev/null
 LIBOBJ = $(LIBSRC:.c=.o)
@@ -14,11 +17,14 @@ LIBHDR != ls lib/*.h lib/*/*.h 2>/dev/null
 UNITSRC != ls tests/unit/t-*.c 2>/dev/null
 UNITS = $(UNITSRC:.c=)
 
-# each command links only what it needs (the channel table names both
-# sides of a channel: oxi-recv links the sender's libmd4c, oxi-send
-# the webhook's libmicrohttpd)
-LIBS_oxi-recv  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
-LIBS_oxi-send  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
+# each command links only what it needs: oxi-recv and oxi-send the
+# terminal alone; oxi-chan, which they exec for every other channel,
+# the channel table and so both sides of each (the receiver's
+# libmicrohttpd, the sender's libmd4c, Discord's Ed25519 of libsodium)
+LIBS_oxi-recv  = $(JQ_LIBS)
+LIBS_oxi-send  = $(JQ_LIBS)
+LIBS_oxi-chan  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) \
+	$(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
@@ -118,7 +124,11 @@ install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/oxi \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
-		$(DESTDIR)$(FISHCOMPDIR)
+		$(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(LIBEXECDIR)
+	for c in $(LIBEXEC); do \
+		cp -f bin/$$c $(DESTDIR)$(LIBEXECDIR)/$$c && \
+		chmod 755 $(DESTDIR)$(LIBEXECDIR)/$$c || exit 1; \
+	done
 	for c in $(CMDS) $(SCRIPTS); do \
 		cp -f bin/$$c $(DESTDIR)$(BINDIR)/$$c && \
 		chmod 755 $(DESTDIR)$(BINDIR)/$$c && \
@@ -132,6 +142,8 @@ install: all
 	cp -Rf share/oxi/. $(DESTDIR)$(DATADIR)/oxi/
 
 uninstall:
+	for c in $(LIBEXEC); do rm -f $(DESTDIR)$(LIBEXECDIR)/$$c; done
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 	for c in $(CMDS) $(SCRIPTS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$c $(DESTDIR)$(MANDIR)/man1/$$c.1 \
 			$(DESTDIR)$(BASHCOMPDIR)/$$c $(DESTDIR)$(ZSHCOMPDIR)/_$$c \

@@ -5,6 +5,7 @@ VERSION = 0.1.0
 PREFIX  = /usr/local
 BINDIR  = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share
+LIBEXECDIR = $(PREFIX)/libexec/oxi
 MANDIR  = $(DATADIR)/man
 BASHCOMPDIR = $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR  = $(DATADIR)/zsh/site-functions
@@ -31,7 +32,8 @@ MD4C_LIBS   != $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c
 
 OPTFLAGS = -O2 -g
 WFLAGS   = -Wall -Wextra
-OXI_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Ilib -DOXI_SHAREDIR=\"$(DATADIR)/oxi\"
+OXI_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Ilib -DOXI_SHAREDIR=\"$(DATADIR)/oxi\" \
+	-DOXI_LIBEXECDIR=\"$(LIBEXECDIR)\"
 OXI_CFLAGS = -std=c99 $(OPTFLAGS) $(WFLAGS) $(JQ_CFLAGS) $(CURL_CFLAGS) \
 	$(SQLITE_CFLAGS) $(SODIUM_CFLAGS) $(PCRE2_CFLAGS) $(MHD_CFLAGS) \
 	$(MD4C_CFLAGS)

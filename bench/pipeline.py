@@ -8,9 +8,18 @@
      five stages and the loop's SQLite history cost per message;
   2. the same pipeline with the real oxi-llm -j against the fake
      OpenAI-compatible server on 127.0.0.1 (tests/fake/openai.py);
-  3. idle memory (PSS, from /proc/PID/smaps_rollup) of every stage.
+  3. idle memory of every stage after the messages: PSS (from
+     /proc/PID/smaps_rollup; shared pages divided among every process that
+     maps them, other programs on the machine too), and beside it what is
+     the stage's own (Private: what stopping it frees) and where its PSS
+     goes (/proc/PID/smaps: heap and anonymous maps, the program, and the
+     libraries that weigh most);
+  4. CPU time of every stage per message (/proc/PID/schedstat), with the
+     stand-in model: where the added latency goes, and a figure that holds
+     on a busy machine, where the latency does not.
 
-Run by `make bench`; prints one line per figure.
+Run by `make bench`; prints one line per figure.  BENCH_N sets the
+number of messages (300).
 """
 import json
 import os
@@ -27,15 +36,49 @@ FAKE = os.path.join(TOP, "tests", "fake")
 N = int(os.environ.get("BENCH_N", "300"))
 
 
-def pss_kib(pid):
+def rollup(pid):
+    """PSS and private KiB of pid, or None"""
+    pss = priv = None
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
+                k = line.split()
+                if k[0] == "Pss:":
+                    pss = int(k[1])
+                elif k[0] in ("Private_Clean:", "Private_Dirty:"):
+                    priv = (priv or 0) + int(k[1])
     except OSError:
         return None
-    return None
+    return (pss, priv) if pss is not None else None
+
+
+def where(pid):
+    """pid's PSS by mapping: heap and anonymous maps, the program, each
+    library; the weightiest first"""
+    per = {}
+    cur = None
+    try:
+        with open("/proc/%d/smaps" % pid) as f:
+            for line in f:
+                k = line.split()
+                if "-" in k[0] and not k[0].endswith(":"):
+                    name = k[5] if len(k) > 5 else "[anon]"
+                    if name.startswith("[") and name != "[heap]":
+                        name = "[anon]"
+                    cur = os.path.basename(name).split(".so")[0]
+                elif k[0] == "Pss:":
+                    per[cur] = per.get(cur, 0) + int(k[1])
+    except OSError:
+        return []
+    return sorted(per.items(), key=lambda x: -x[1])
+
+
+def cpu_ns(pid):
+    try:
+        with open("/proc/%d/schedstat" % pid) as f:
+            return int(f.read().split()[0])
+    except OSError:
+        return None
 
 
 def children(pid):
@@ -84,11 +127,26 @@ def readline(f):
     return buf
 
 
+def stages(procs):
+    """(name, pid) of every stage and of the children of each"""
+    out = []
+    for p in procs:
+        out.append((" ".join(os.path.basename(a) for a in p.args[:2]),
+                    p.pid))
+        for c in children(p.pid):
+            out.append(("  (child) " + os.path.basename(cmdline(c).split()[0])
+                        + " " + " ".join(cmdline(c).split()[1:3]), c))
+    return out
+
+
 def measure_pipeline(env, n, tag):
     procs = start_pipeline(env)
     first, last = procs[0], procs[-1]
     times = []
+    cpu0 = None
     for i in range(n + 5):
+        if i == 5:
+            cpu0 = [(name, pid, cpu_ns(pid)) for name, pid in stages(procs)]
         t0 = time.perf_counter()
         first.stdin.write(b"hello %d\n" % i)
         line = readline(last.stdout)
@@ -97,18 +155,16 @@ def measure_pipeline(env, n, tag):
             raise RuntimeError("unexpected reply: %r" % line)
         if i >= 5:
             times.append(dt)
-    mem = []
-    for p in procs:
-        mem.append((" ".join(os.path.basename(a) for a in p.args[:2]),
-                    pss_kib(p.pid)))
-        for c in children(p.pid):
-            mem.append(("  (child) " + os.path.basename(cmdline(c).split()[0])
-                        + " " + " ".join(cmdline(c).split()[1:3]),
-                        pss_kib(c)))
+    cpu = []
+    for name, pid, ns in cpu0:
+        now = cpu_ns(pid)
+        if ns is not None and now is not None:
+            cpu.append((name, (now - ns) / n / 1e3))
+    mem = [(name, rollup(pid), where(pid)) for name, pid in stages(procs)]
     first.stdin.close()
     for p in procs:
         p.wait(timeout=30)
-    return times, mem
+    return times, mem, cpu
 
 
 def measure_model_alone(env, n):
@@ -161,13 +217,18 @@ def main():
             env.pop(k, None)
 
         alone = measure_model_alone(env, N)
-        piped, mem = measure_pipeline(env, N, "stand-in")
+        piped, mem, cpu = measure_pipeline(env, N, "stand-in")
         added = statistics.median(piped) - statistics.median(alone)
         print("== latency per message (%d messages, one at a time)" % N)
         print(summary("model stage alone (stand-in)", alone))
         print(summary("whole pipeline with the stand-in", piped))
         print("added by recv|guard|loop|guard|send: %s per message (median)"
               % ms(added))
+        print("CPU per message, by stage:")
+        for name, us in cpu:
+            print("  %-38s %8.1f us" % (name, us))
+        print("  %-38s %8.1f us" % ("all the oxi stages", sum(
+            us for name, us in cpu if "python" not in name)))
 
         portfile = os.path.join(tmp, "port")
         srv = subprocess.Popen([sys.executable, os.path.join(FAKE, "openai.py"),
@@ -184,19 +245,23 @@ def main():
         env2["OXI_LLM"] = "oxi-llm -j"
         env2["OXI_OPENAI_BASE_URL"] = "http://127.0.0.1:%s/v1" % port
         env2["OXI_HOME"] = os.path.join(tmp, "home2")
-        real, mem2 = measure_pipeline(env2, N, "oxi-llm")
+        real, mem2, _ = measure_pipeline(env2, N, "oxi-llm")
         srv.terminate()
         print(summary("whole pipeline with oxi-llm -j and a local fake "
                       "server", real))
-        print("== idle memory after %d messages (PSS)" % N)
-        total = 0
-        for name, kib in mem2:
+        print("== idle memory after %d messages (PSS; private; where the "
+              "PSS goes)" % N)
+        total = own = 0
+        for name, kib, parts in mem2:
             if kib is None:
                 continue
             if "python" not in name:
-                total += kib
-            print("%-40s %6d KiB" % (name, kib))
-        print("%-40s %6d KiB" % ("total of the oxi stages", total))
+                total += kib[0]
+                own += kib[1]
+            top = ", ".join("%s %d" % (k, v) for k, v in parts[:5] if v)
+            print("%-36s %6d KiB %6d KiB  %s" % (name, kib[0], kib[1], top))
+        print("%-36s %6d KiB %6d KiB" % ("total of the oxi stages", total,
+                                         own))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

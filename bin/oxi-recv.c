@@ -20,64 +20,27 @@
  * fds: 0 messages in, 1 records out, 2 diagnostics and, on a terminal,
  * the echo, -r receipts in, -d readiness.
  * signals: SIGTERM/SIGINT: finish the line in hand, exit.
+ * The terminal runs in this process; any other channel name makes it
+ * exec(2) oxi-chan, the program of the channels that link the network
+ * libraries, with the same arguments ($OXI_CHAN_EXEC, else oxi-chan
+ * beside this program, else the install's libexec directory).
  * exit: 0 end of input or SIGTERM, 1 some lines were rejected, 100 usage
  * or unknown channel, 111 I/O error.
  */
-#include <unistd.h>
+#include <string.h>
 
 #include "oxi.h"
 #include "channel/channel.h"
-
-#define USAGE "oxi-recv [-v] [-a account] [-d fd] [-l maxline] [-c chat] " \
-	"[-t thread] [-u user] [-m text] [-r fd] [-w [addr:]port] channel"
 
 int
 main(int argc, char *argv[])
 {
 	struct oxi_chan_opts o;
-	int c;
+	const char *name;
 
 	oxi_prog = "oxi-recv";
-	oxi_std_opts(argc, argv, USAGE);
-	oxi_chan_opts_init(&o);
-	while ((c = getopt(argc, argv, "a:c:d:l:m:r:t:u:vw:")) != -1)
-		switch (c) {
-		case 'a':
-			o.account = oxi_chan_namearg(optarg, "account");
-			break;
-		case 'c':
-			o.chat = oxi_chan_namearg(optarg, "chat id");
-			break;
-		case 'd':
-			o.notif = oxi_fdarg(optarg);
-			break;
-		case 'l':
-			o.max = oxi_sizearg(optarg, "maxline");
-			break;
-		case 'm':
-			o.first = oxi_chan_namearg(optarg, "message");
-			break;
-		case 'r':
-			o.rcptfd = oxi_chan_fdarg(optarg, "receipt");
-			break;
-		case 't':
-			o.thread = oxi_chan_namearg(optarg, "thread id");
-			break;
-		case 'u':
-			o.user = oxi_chan_namearg(optarg, "user name");
-			break;
-		case 'v':
-			oxi_verbose++;
-			break;
-		case 'w':
-			o.webhook = oxi_chan_namearg(optarg, "webhook address");
-			break;
-		default:
-			oxi_usage(USAGE);
-		}
-	argc -= optind;
-	argv += optind;
-	if (argc != 1)
-		oxi_usage(USAGE);
-	return oxi_chan_run(argv[0], OXI_CHAN_RECV, &o);
+	name = oxi_chan_args(argc, argv, OXI_CHAN_RECV, &o);
+	if (strcmp(name, oxi_chan_cli.name) != 0)
+		oxi_chan_exec(argv, name);
+	return oxi_chan_call(oxi_chan_cli.recv, &o);
 }

@@ -20,56 +20,28 @@
  * fds: 0 records in, 1 the rendered text, 2 diagnostics, -r receipts,
  * -e diagnostics in, -d readiness.
  * signals: SIGTERM/SIGINT: finish the records already read, exit.
+ * The terminal runs in this process; any other channel name makes it
+ * exec(2) oxi-chan, the program of the channels that link the network
+ * libraries, with the same arguments ($OXI_CHAN_EXEC, else oxi-chan
+ * beside this program, else the install's libexec directory).
  * exit: 0 end of input or SIGTERM, 1 some records were rejected or
  * errors were shown and no reply, 100 usage or unknown channel, 111 I/O
  * error.
  */
-#include <unistd.h>
+#include <string.h>
 
 #include "oxi.h"
 #include "channel/channel.h"
-
-#define USAGE "oxi-send [-Dv] [-a account] [-d fd] [-e fd] [-l maxline] " \
-	"[-r fd] channel"
 
 int
 main(int argc, char *argv[])
 {
 	struct oxi_chan_opts o;
-	int c;
+	const char *name;
 
 	oxi_prog = "oxi-send";
-	oxi_std_opts(argc, argv, USAGE);
-	oxi_chan_opts_init(&o);
-	while ((c = getopt(argc, argv, "Da:d:e:l:r:v")) != -1)
-		switch (c) {
-		case 'a':
-			o.account = oxi_chan_namearg(optarg, "account");
-			break;
-		case 'D':
-			o.drafts = 1;
-			break;
-		case 'd':
-			o.notif = oxi_fdarg(optarg);
-			break;
-		case 'e':
-			o.errfd = oxi_chan_fdarg(optarg, "diagnostics");
-			break;
-		case 'l':
-			o.max = oxi_sizearg(optarg, "maxline");
-			break;
-		case 'r':
-			o.rcptfd = oxi_chan_fdarg(optarg, "receipt");
-			break;
-		case 'v':
-			oxi_verbose++;
-			break;
-		default:
-			oxi_usage(USAGE);
-		}
-	argc -= optind;
-	argv += optind;
-	if (argc != 1)
-		oxi_usage(USAGE);
-	return oxi_chan_run(argv[0], OXI_CHAN_SEND, &o);
+	name = oxi_chan_args(argc, argv, OXI_CHAN_SEND, &o);
+	if (strcmp(name, oxi_chan_cli.name) != 0)
+		oxi_chan_exec(argv, name);
+	return oxi_chan_call(oxi_chan_cli.send, &o);
 }

@@ -181,6 +181,32 @@ fake_server() {
 	[ -n "$PORT" ] || { echo "Bail out! fake server $_s did not start"; exit 1; }
 }
 
+# fake_ctl PATH [FILE]: a control request to the fake on $PORT: a POST
+# of FILE, else a GET
+fake_ctl() {
+	if [ $# -gt 1 ]; then
+		curl -sS --data-binary "@$2" "http://127.0.0.1:$PORT/control/$1"
+	else
+		curl -sS "http://127.0.0.1:$PORT/control/$1"
+	fi
+}
+
+# chan_recv CHANNEL OUT ERR [ARGS]: oxi-recv ARGS CHANNEL in the
+# background (RECV_PID), its stdout to OUT and stderr to ERR, once it
+# says it is ready (RECV_WRAP, if set, is a command to run it under)
+chan_recv() {
+	_ch=$1 _out=$2 _err=$3
+	shift 3
+	rm -f "$TMP/ready"
+	mkfifo "$TMP/ready"
+	$RECV_WRAP oxi-recv -d 3 "$@" "$_ch" >"$_out" 2>"$_err" \
+		3>"$TMP/ready" &
+	RECV_PID=$!
+	_bgpids="$_bgpids $RECV_PID"
+	timeout 20 sh -c 'read -r _ <"$0"' "$TMP/ready"
+	rm -f "$TMP/ready"
+}
+
 # wait_until SECS COND: polls the shell condition COND ten times a second
 # until it holds or SECS seconds have passed; its status is COND's last
 wait_until() {

@@ -27,11 +27,7 @@ sk_start() {
 
 # sk_ctl PATH [FILE]: a control request (a POST of FILE, else a GET)
 sk_ctl() {
-	if [ $# -gt 1 ]; then
-		curl -sS --data-binary "@$2" "http://127.0.0.1:$PORT/control/$1"
-	else
-		curl -sS "http://127.0.0.1:$PORT/control/$1"
-	fi
+	fake_ctl "$@"
 }
 
 # sk_post PATH JSON: a control request with JSON given
@@ -56,16 +52,7 @@ sk_wait() {
 }
 
 sk_recv() {
-	_out=$1 _err=$2
-	shift 2
-	rm -f "$TMP/ready"
-	mkfifo "$TMP/ready"
-	$RECV_WRAP oxi-recv -d 3 "$@" slack >"$_out" 2>"$_err" \
-		3>"$TMP/ready" &
-	RECV_PID=$!
-	_bgpids="$_bgpids $RECV_PID"
-	timeout 20 sh -c 'read -r _ <"$0"' "$TMP/ready"
-	rm -f "$TMP/ready"
+	chan_recv slack "$@"
 }
 
 sk_stop() {

@@ -130,3 +130,34 @@ svc_secrets() {
 			{ echo "$_s: \"$_got\", want \"$_want\""; return 1; }
 	done
 }
+
+# svc_killall SEED: every stage of $stages killed with kill -9 twice (and
+# three more at random), each when it is up, after a pause of 0.1 to 0.9
+# s, the order and pauses drawn from SEED; the kills go to $TMP/killed as
+# "time stage pid".  svc_restarted: every stage is ready again, none
+# under a pid that was killed.
+svc_killall() {
+	python3 -c '
+import random, sys
+random.seed(int(sys.argv[1]))
+s = sys.argv[2:] * 2 + random.sample(sys.argv[2:], 3)
+random.shuffle(s)
+for x in s:
+    print("%.2f %s" % (random.uniform(0.1, 0.9), x))
+' "$1" $stages >"$TMP/kills"
+	: >"$TMP/killed"
+	while read -r _pause _s; do
+		sleep "$_pause"
+		wait_until 20 '[ -n "$(svc_pid $_s)" ]' || continue
+		_p=$(svc_pid $_s)
+		kill -9 "$_p" 2>/dev/null &&
+			echo "$(date +%s.%N) $_s $_p" >>"$TMP/killed"
+	done <"$TMP/kills"
+}
+svc_restarted() {
+	svc_allready || return 1
+	for _s in $stages; do
+		grep -q " $_s $(svc_pid $_s)\$" "$TMP/killed" && return 1
+	done
+	return 0
+}

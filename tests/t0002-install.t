@@ -1,7 +1,7 @@
 #!/bin/sh
 # make install and uninstall honour PREFIX, DESTDIR and MANDIR
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 8
+plan 10
 
 D="$TMP/stage"
 cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat oxi-svc"
@@ -19,19 +19,42 @@ check 'bash, zsh and fish completions' \
 		[ -f "$D/usr/share/zsh/site-functions/_$c" ] &&
 		[ -f "$D/usr/share/fish/vendor_completions.d/$c.fish" ] || exit 1
 	 done'
+# every channel but the terminal runs in oxi-chan, which oxi-recv and
+# oxi-send exec: in LIBEXECDIR, or where OXI_CHAN_EXEC says
+check 'oxi-chan goes to LIBEXECDIR and the installed commands run it' \
+	'[ -x "$D/usr/libexec/oxi/oxi-chan" ] && [ ! -e "$D/usr/bin/oxi-chan" ] &&
+	 { OXI_CHAN_EXEC="$D/usr/libexec/oxi/oxi-chan" "$D/usr/bin/oxi-send" \
+		nosuch 2>"$TMP/e"; [ $? = 100 ]; } &&
+	 grep -q "^oxi-send: fatal: unknown channel .nosuch. (known: cli, telegram" \
+		"$TMP/e"'
+# a wrapper between them (valgrind --trace-children is one) loses argv[0]:
+# OXI_CHAN_AS says which command oxi-chan is
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$D/usr/libexec/oxi/oxi-chan" >"$TMP/wrap"
+chmod +x "$TMP/wrap"
+check 'oxi-chan speaks as the command that ran it, whatever its argv[0]' \
+	'{ OXI_CHAN_EXEC="$TMP/wrap" "$D/usr/bin/oxi-recv" -l 5 nosuch \
+		2>"$TMP/e"; [ $? = 100 ]; } &&
+	 grep -q "^oxi-recv: fatal: unknown channel .nosuch." "$TMP/e" &&
+	 { OXI_CHAN_EXEC="$TMP/wrap" "$D/usr/bin/oxi-send" -D nosuch \
+		2>"$TMP/e"; [ $? = 100 ]; } &&
+	 grep -q "^oxi-send: fatal: unknown channel .nosuch." "$TMP/e" &&
+	 { "$D/usr/libexec/oxi/oxi-chan" nosuch 2>"$TMP/e"; [ $? = 100 ]; } &&
+	 grep -q "^usage: oxi-chan is run by oxi-recv and oxi-send" "$TMP/e"'
 check 'share/oxi is installed' '[ -f "$D/usr/share/oxi/deps.sh" ]'
 check 'nothing is installed outside DESTDIR' \
 	'[ -z "$(find "$D" -type f | grep -v "^$D/usr/")" ]'
 check 'make uninstall removes it all' \
 	'make -s -C "$TOP" uninstall DESTDIR="$D" PREFIX=/usr MANDIR=/usr/man &&
 	 [ -z "$(find "$D" -type f)" ]'
-# oxi-recv and oxi-send speak HTTP and keep ledgers for Telegram, and
-# check signatures with libsodium for Slack (HMAC) and Discord (Ed25519)
+# oxi-chan speaks HTTP and keeps ledgers for Telegram, and checks
+# Discord's Ed25519 signatures with libsodium; oxi-recv and oxi-send, for
+# the terminal, link none of that
 check 'each command links only the libraries it needs' \
 	'! ldd "$TOP/bin/oxi-guard" | grep -q libcurl &&
-	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libpcre" &&
-	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libpcre" &&
-	 ldd "$TOP/bin/oxi-send" | grep -q libmd4c &&
+	 ! ldd "$TOP/bin/oxi-recv" | grep -Eq "libpcre|libsodium|libcurl|libsqlite" &&
+	 ! ldd "$TOP/bin/oxi-send" | grep -Eq "libpcre|libsodium|libcurl|libmd4c" &&
+	 ! ldd "$TOP/bin/oxi-chan" | grep -Eq "libpcre" &&
+	 ldd "$TOP/bin/oxi-chan" | grep -q libmd4c &&
 	 ! ldd "$TOP/bin/oxi-tool" | grep -q libsqlite &&
 	 ! ldd "$TOP/bin/oxi-loop" | grep -Eq "libcurl|libpcre"'
 done_testing

@@ -4,7 +4,7 @@
 # plug-in member, no dispatch on a member's name, unique basenames, and
 # the two-file rule for a provider preset and a channel
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 15
+plan 16
 
 L="$TOP/lib"
 WINGS="core net llm tool sandbox channel guard loop"
@@ -104,6 +104,7 @@ check 'bin/oxi-X.c includes oxi.h and its own wing face only' \
 	 done <<EOF
 oxi-recv channel/channel.h
 oxi-send channel/channel.h
+oxi-chan channel/channel.h
 oxi-guard guard/guard.h
 oxi-loop loop/loop.h
 oxi-tool tool/tool.h
@@ -112,11 +113,12 @@ EOF
 		exit 1; true'
 
 # the members each command pulls from liboxi (ld --trace), by wing
-for c in oxi-recv oxi-send oxi-guard oxi-llm oxi-tool oxi-loop; do
+for c in oxi-recv oxi-send oxi-chan oxi-guard oxi-llm oxi-tool oxi-loop; do
 	rm -f "$TOP/tests/tmp/map/$c"
 	make -s -C "$TOP" "tests/tmp/map/$c" >/dev/null 2>&1
 	sed -n 's/^lib\/liboxi\.a(\([^)]*\)\.o).*/\1/p' "$TOP/tests/tmp/map/$c.map" |
-		sort -u | join - "$TMP/wings" | awk '{print $2}' | sort -u \
+		sort -u >"$TMP/$c.members"
+	join "$TMP/$c.members" "$TMP/wings" | awk '{print $2}' | sort -u \
 		>"$TMP/$c.wings"
 done
 check 'link closure: recv and send hold no llm, tool or sandbox member, guard no net either' \
@@ -125,6 +127,19 @@ check 'link closure: recv and send hold no llm, tool or sandbox member, guard no
 		grep -x -e llm -e tool -e sandbox "$TMP/$c.wings" && exit 1
 	 done
 	 ! grep -x net "$TMP/oxi-guard.wings"'
+# the terminal runs in oxi-recv and oxi-send, every other channel in
+# oxi-chan, which they exec: only oxi-chan holds the table and the network
+check 'link closure: recv and send hold core and the terminal only; oxi-chan every channel' \
+	'for c in oxi-recv oxi-send; do
+		[ "$(cat "$TMP/$c.wings" | tr "\n" " ")" = "channel core " ] ||
+			{ echo "$c: $(cat "$TMP/$c.wings")"; exit 1; }
+		grep -x -e chan -e telegram -e "tg.*" "$TMP/$c.members" && exit 1
+		ldd "$TOP/bin/$c" | grep -E "lib(curl|sqlite3|microhttpd|md4c)" &&
+			exit 1
+	 done
+	 grep -qx telegram "$TMP/oxi-chan.members" &&
+	 grep -qx cli "$TMP/oxi-chan.members" &&
+	 ldd "$TOP/bin/oxi-chan" | grep -q libcurl'
 check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm' \
 	'[ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
 	 ! grep -x -e tool -e sandbox -e guard "$TMP/oxi-llm.wings" &&
@@ -177,7 +192,7 @@ run(const struct oxi_chan_opts *o, const char **what)
 const struct oxi_chan oxi_chan_null = { .name = "null", .recv = run };
 EOF
 check 'the two-file rule: a stub channel shows in the known list' \
-	'cd "$TMP" && rm -f lib/*/*.o lib/liboxi.a bin/oxi-recv &&
+	'cd "$TMP" && rm -f lib/*/*.o lib/liboxi.a bin/oxi-recv bin/oxi-chan &&
 	 sed -i "/^extern const struct oxi_chan oxi_chan_cli;/a\\
 extern const struct oxi_chan oxi_chan_null;" lib/channel/channel.h &&
 	 sed -i "s/^	&oxi_chan_cli,\$/&\\
@@ -186,7 +201,7 @@ extern const struct oxi_chan oxi_chan_null;" lib/channel/channel.h &&
 		diff "$f" "lib/channel/${f##*/}"
 	 done >"$TMP/d"
 	 [ "$(grep -c "^>" "$TMP/d")" = 2 ] && [ "$(grep -c "^<" "$TMP/d")" = 0 ] &&
-	 make -s -j2 bin/oxi-recv >/dev/null &&
+	 make -s -j2 bin/oxi-recv bin/oxi-chan >/dev/null &&
 	 ! bin/oxi-recv nosuch 2>"$TMP/e" && cat "$TMP/e" &&
 	 grep -q "known: .*null" "$TMP/e" && bin/oxi-recv null </dev/null'
 

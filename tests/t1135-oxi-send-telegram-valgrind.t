@@ -10,7 +10,7 @@ nm "$TOP/bin/oxi-send" 2>/dev/null | grep -q __asan_init &&
 	skip_all "an ASan build"
 plan 3
 
-VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
+VG="valgrind -q --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
 export OXI_TELEGRAM_EDIT_INTERVAL=0.05
 tg_start
 tg_fail '{"method":"sendMessage","chat":"3","code":429,"description":"Too Many Requests: retry after 1","retry_after":1}'

@@ -27,6 +27,7 @@ check_exit 'a bad OXI_SLACK_PING_INTERVAL: exit 100' 100 \
 
 # dropped twice while envelopes come
 sk_recv "$TMP/out" "$TMP/err"
+wait_until 10 '[ "$(sk_state connections)" = 1 ]'
 feed 20 1
 sleep 0.3
 sk_post drop "{}" >/dev/null
@@ -42,6 +43,7 @@ check '...60 messages written, none twice' \
 check '...the drops warned about' 'grep -q "Socket Mode lost" "$TMP/err"'
 
 # a disconnect envelope: a new connection at once
+wait_until 10 '[ "$(sk_state connections)" = 1 ]'
 _o=$(sk_state opened)
 sk_post disconnect '{"reason":"refresh_requested"}' >/dev/null
 check 'refresh_requested: a new connection at once' \
@@ -53,6 +55,7 @@ sk_stop
 
 # a silent link: our ping unanswered, a new connection
 OXI_SLACK_PING_INTERVAL=0.5 sk_recv "$TMP/out2" "$TMP/err2"
+wait_until 10 '[ "$(sk_state connections)" = 1 ]'
 _o=$(sk_state opened)
 sk_post silent '{"on":true}' >/dev/null
 sleep 0.3
@@ -79,6 +82,7 @@ check 'kill -9 and a restart: all 100 written, the distinct ids once each at mos
 
 # link_disabled
 sk_recv "$TMP/out5" "$TMP/err5"
+wait_until 10 '[ "$(sk_state connections)" = 1 ]'
 sk_post disconnect '{"reason":"link_disabled"}' >/dev/null
 wait "$RECV_PID"
 RC=$?

@@ -65,16 +65,17 @@ check 'OXI_GUARD_SELF too' \
 	'[ "$(OXI_GUARD_SELF=slack:UBOT trusts -a "slack:*")" = "e2:external" ]'
 check_nogrep 'an echo is dropped without an info line' 'UBOT' "$TMP/err"
 
-# approval answers: dropped from strangers, saying their trust otherwise
+# approval answers: only the owner's goes on, saying its trust (the
+# others are refused and audited: t2204)
 {
 	printf '{"v":1,"type":"approval.answer","id":"a1","ref":"q1","choice":"once","channel":"telegram","chat":"1001","from":"1001"}\n'
 	printf '{"v":1,"type":"approval.answer","id":"a2","ref":"q1","choice":"once","channel":"telegram","chat":"2002","from":"2002"}\n'
 	printf '{"v":1,"type":"approval.answer","id":"a3","ref":"q1","choice":"once","channel":"telegram","chat":"9","from":"9"}\n'
 } >"$TMP/in"
 oxi-guard in -a telegram:2002 -o telegram:1001 <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
-check 'answers: the owner, the allowlisted; the stranger dropped' \
-	'[ "$(jget "[\"id\"]+\":\"+r[\"trust\"]" "$TMP/out" | tr "\n" " ")" = "a1:owner a2:allowlisted " ]'
-check_grep 'with one info line' "denied an answer from '9'" "$TMP/err"
+check 'answers: the owner'"'"'s; the allowlisted and the stranger dropped' \
+	'[ "$(jget "[\"id\"]+\":\"+r[\"trust\"]" "$TMP/out" | tr "\n" " ")" = "a1:owner " ]'
+check_grep 'with one info line' "refused an approval answer from '9'" "$TMP/err"
 
 # AUTH-5: 1000 random strangers on 4 channels: nothing passes, nothing
 # is answered, so no model call and no tool call can follow

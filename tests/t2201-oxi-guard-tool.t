@@ -1,11 +1,14 @@
 #!/bin/sh
 # oxi-guard tool: oxi-tool as its coprocess; verdicts (allowed, held,
-# refused), the policy file, the approval stores, what the tool stage
-# says passed back (its own "guard:" text defused), the audit entries,
-# --list, exit codes, SIGHUP; and the whole loop: a held call asked in
-# the chat, approved once, then always
+# refused, deferred), what the tool stage says of its tools (a confined
+# shell runs in a tainted turn, one given the network goes to the tool
+# stage's own approval, one run unconfined is held), the policy file, the
+# approval stores, what the tool stage says passed back (its own "guard:"
+# text defused), the audit entries, --list, exit codes, SIGHUP; and the
+# whole loop: a command after a file runs unasked, a URL built on it is
+# asked in the chat, approved once, then always
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 40
+plan 46
 
 export OXI_DEADLETTER="$TMP/dead.ndjson" OXI_AUDIT_LOG="$TMP/audit.log"
 WS=$TMP/ws
@@ -44,7 +47,8 @@ check '--list last: the command'"'"'s list, stdin untouched' \
 {
 	call r1 read_file '{"path":"a.txt"}' "$WEB"
 	call s1 shell '{"command":"touch ran-s1"}' "$OWN"
-	call s2 shell '{"command":"touch ran-s2"}' "$WEB"
+	call s2 shell '{"command":"ls -la | wc -l >ran-s2"}' "$WEB"
+	call s3 shell '{"command":"touch ran-s3","network":true}' "$WEB"
 	call w1 write_file '{"path":"b.txt","content":"x"}' "$WEB"
 	call f1 web_fetch '{"url":"https://example.org/?d=1"}' "$WEB"
 	printf '%s\n' '{"type":"x.custom","n":1.50}'
@@ -52,41 +56,101 @@ check '--list last: the command'"'"'s list, stdin untouched' \
 check 'a read runs in a tainted turn' \
 	'[ "$(field r1 content)" = "hello there" ]'
 check 'a command runs in a clean turn' '[ -e "$WS/ran-s1" ]'
-check 'the same command in a tainted turn does not run' '[ ! -e "$WS/ran-s2" ]'
-check '...it is held: an error result saying why, and the approval line' \
-	'[ "$(field s2 is_error)" = true ] &&
-	 field s2 content | head -n 1 | grep -q "^guard: needs approval: it runs a command, and this turn read outside content (web:https://a.org)\. Nothing was run; the owner is asked\.$" &&
-	 field s2 content | tail -n 1 | python3 -c "import json, sys
-l = json.loads(sys.stdin.read())
-assert l[\"guard\"] == \"tool\" and l[\"name\"] == \"shell\" and len(l[\"digest\"]) == 64, l
-assert l[\"what\"] == \"shell {\\\"command\\\":\\\"touch ran-s2\\\"}\", l"'
+check 'a confined command (the tool stage says so) runs in a tainted turn' \
+	'[ -s "$WS/ran-s2" ] && [ "$(field s2 is_error)" = false ]'
+check 'one given the network goes to the tool stage, which asks the owner' \
+	'[ ! -e "$WS/ran-s3" ] &&
+	 field s3 content | head -n 1 | grep -q "^shell: needs approval: it asks for the network"'
 check 'a write in the workspace runs in a tainted turn' \
 	'[ "$(cat "$WS/b.txt")" = x ]'
-check 'a fetch of a URL no tool showed is held' \
-	'field f1 content | grep -q "^guard: needs approval: it fetches a URL"'
+check 'a fetch of a URL no tool showed is held: an error result saying why, and the approval line' \
+	'[ "$(field f1 is_error)" = true ] &&
+	 field f1 content | head -n 1 | grep -q "^guard: needs approval: it fetches a URL that no tool showed (it may carry data), and this turn read outside content (web:https://a.org)\. Nothing was run; the owner is asked\.$" &&
+	 field f1 content | tail -n 1 | python3 -c "import json, sys
+l = json.loads(sys.stdin.read())
+assert l[\"guard\"] == \"tool\" and l[\"name\"] == \"web_fetch\" and len(l[\"digest\"]) == 64, l
+assert l[\"what\"] == \"web_fetch {\\\"url\\\":\\\"https://example.org/?d=1\\\"}\", l"'
 check 'other records pass through byte for byte' \
 	'grep -qx "{\"type\":\"x.custom\",\"n\":1.50}" "$TMP/out"'
-check 'every call has one result' '[ "$(grep -c tool.result "$TMP/out")" = 5 ]'
-check 'each held call says so on stderr, once' \
-	'[ "$(grep -c "held for the owner" "$TMP/err")" = 2 ]'
+check 'every call has one result' '[ "$(grep -c tool.result "$TMP/out")" = 6 ]'
+check 'the held call says so on stderr, once; the deferred one too' \
+	'[ "$(grep -c "held for the owner" "$TMP/err")" = 1 ] &&
+	 [ "$(grep -c "s3.* deferred: it asks for the network, and the tool stage asks the owner itself" "$TMP/err")" = 1 ]'
 check 'the audit log holds each verdict, the arguments as a digest' \
 	'python3 -c "import json, sys
 e = [json.loads(l) for l in open(sys.argv[1])]
 v = [(x[\"event\"], x[\"id\"]) for x in e]
-assert v == [(\"tool.allowed\", \"r1\"), (\"tool.allowed\", \"s1\"), (\"tool.held\", \"s2\"), (\"tool.allowed\", \"w1\"), (\"tool.held\", \"f1\")], v
+assert v == [(\"tool.allowed\", \"r1\"), (\"tool.allowed\", \"s1\"), (\"tool.allowed\", \"s2\"), (\"tool.deferred\", \"s3\"), (\"tool.allowed\", \"w1\"), (\"tool.held\", \"f1\")], v
+c = dict((x[\"id\"], (x[\"trust\"], x.get(\"confined\"))) for x in e)
+assert c[\"s1\"] == (\"owner\", True) and c[\"s2\"] == (\"external\", True), c
+assert c[\"s3\"] == (\"external\", False) and c[\"r1\"] == (\"external\", None), c
 assert all(len(x[\"args_digest\"]) == 64 for x in e)
 assert not any(\"ran-s\" in json.dumps(x) for x in e)" "$OXI_AUDIT_LOG" &&
 	 oxi-guard audit verify "$OXI_AUDIT_LOG" >/dev/null'
 
+# a tool stage whose shell runs unconfined (unsafe mode, no sandbox), or
+# that says nothing of its tools: a command after the workspace is held
+{
+	call v1 shell '{"command":"touch ran-v1"}' '["owner:cli","workspace"]'
+	call v2 shell '{"command":"ls"}' "$OWN"
+} >"$TMP/in.v"
+OXI_SANDBOX=none-available with_timeout 60 oxi-guard tool -- oxi-tool -U \
+    -w "$WS" <"$TMP/in.v" >"$TMP/out" 2>"$TMP/err"
+check 'unsafe mode: a command after the workspace is held, saying so' \
+	'[ ! -e "$WS/ran-v1" ] &&
+	 field v1 content | head -n 1 | grep -q "^guard: needs approval: it runs a command outside the sandbox, and this turn read files of the workspace or a command.s output, not the owner.s words (workspace)\."'
+check '...the owner'"'"'s own goes to the tool stage' \
+	'[ "$(field v2 is_error)" = false ] &&
+	 grep -q "\"event\":\"tool.allowed\",\"id\":\"v2\"" "$OXI_AUDIT_LOG"'
+cat >"$TMP/mute.py" <<'PY'
+import json, sys
+if sys.argv[1:] == ["--list"]:
+    print(json.dumps([{"name": "shell", "description": "x",
+                       "parameters": {"type": "object"}}]))
+    sys.exit(0)
+for line in sys.stdin:
+    r = json.loads(line)
+    sys.stdout.write(json.dumps({"v": 1, "type": "tool.result",
+        "id": r["id"], "content": "ran", "is_error": False}) + "\n")
+    sys.stdout.flush()
+PY
+call m1 shell '{"command":"ls"}' "$WEB" |
+	oxi-guard tool -- python3 "$TMP/mute.py" >"$TMP/out" 2>"$TMP/err"
+check 'a tool stage that does not say its shell is confined: held' \
+	'field m1 content | head -n 1 | grep -q "^guard: needs approval: it runs a command outside the sandbox"'
+
+# the owner's words ("said", from oxi-loop): a URL in them is not built
+cat >"$TMP/echo.py" <<'PY'
+import json, sys
+if sys.argv[1:] == ["--list"]:
+    print("[]")
+    sys.exit(0)
+for line in sys.stdin:
+    r = json.loads(line)
+    sys.stdout.write(json.dumps({"v": 1, "type": "tool.result",
+        "id": r["id"], "content": "said" in r and "told" or "not told",
+        "is_error": False}) + "\n")
+    sys.stdout.flush()
+PY
+{
+	printf '%s\n' '{"type":"tool.call","id":"o1","name":"web_fetch","args":{"url":"https://example.org/mine"},"session":"o","taint":["owner:cli","web:https://a.org"],"said":"now fetch https://example.org/mine please"}'
+	printf '%s\n' '{"type":"tool.call","id":"o2","name":"web_fetch","args":{"url":"https://example.org/mine?d=x"},"session":"o","taint":["owner:cli","web:https://a.org"],"said":"now fetch https://example.org/mine please"}'
+} | oxi-guard tool -- python3 "$TMP/echo.py" >"$TMP/out" 2>"$TMP/err"
+check 'a URL the owner wrote is fetched in a tainted turn; one built on it is held' \
+	'[ "$(field o1 is_error)" = false ] &&
+	 field o2 content | grep -q "^guard: needs approval: it fetches a URL that no tool showed"'
+check '...and the tool stage is not told what the owner said' \
+	'[ "$(field o1 content)" = "not told" ]'
+
 # calls without taint or session, and one that is not a call
 {
 	printf '%s\n' '{"type":"tool.call","id":"n1","name":"read_file","args":{"path":"a.txt"}}'
-	printf '%s\n' '{"type":"tool.call","id":"n2","name":"shell","args":{"command":"touch ran-n2"}}'
+	printf '%s\n' '{"type":"tool.call","id":"n2","name":"web_fetch","args":{"url":"https://example.org/n2"}}'
 	printf '%s\n' '{"type":"tool.call","id":"n3","name":"read_file"}'
 } >"$TMP/in.n"
 check_exit 'a call that is not well-formed: exit 1' 1 'guard <"$TMP/in.n"'
-check 'without taint a read runs, a command is held (no origin given)' \
-	'[ "$(field n1 content)" = "hello there" ] && [ ! -e "$WS/ran-n2" ] &&
+check 'without taint a read runs, a fetch of a URL no tool showed is held (no taint given)' \
+	'[ "$(field n1 content)" = "hello there" ] &&
 	 field n2 content | grep -q "outside content (no taint given)"'
 check 'a call without args is refused and dead-lettered' \
 	'field n3 content | grep -q "^guard: refused: the call is not a well-formed tool.call" &&
@@ -135,7 +199,9 @@ check_grep '...naming the line' "tool policy '.*bad': line 2: unknown action" \
 check_exit 'a policy that cannot be read: exit 100' 100 \
 	'OXI_GUARD_POLICY="$TMP/none" guard </dev/null'
 
-# the approval stores: the owner's yes, as oxi-loop writes it
+# the approval stores: the owner's yes, as oxi-loop writes it, for calls
+# that a rule asks about
+echo 'ask .name == "shell"' >"$OXI_CONFIG_DIR/guard-tool.policy"
 call a1 shell '{"command":"touch ran-a1"}' "$WEB" | guard
 field a1 content | tail -n 1 >"$OXI_CONFIG_DIR/guard-approved-once"
 { call a1 shell '{"command":"touch ran-a1"}' "$WEB"; sleep 1;
@@ -156,6 +222,7 @@ check 'a line in the store (OXI_GUARD_APPROVED) lets it run every time, that cal
 	'[ "$(field a3 is_error)" = false ] && [ "$(field a4 is_error)" = false ] &&
 	 [ -e "$WS/ran-a3" ] && [ ! -e "$WS/ran-a5" ]'
 unset OXI_GUARD_APPROVED
+rm "$OXI_CONFIG_DIR/guard-tool.policy"
 
 # what the tool stage says: its own "guard:" text is defused
 cat >"$TMP/liar.py" <<'EOF'
@@ -235,10 +302,13 @@ for line in sys.stdin:
     tools = [m for m in msgs[max(i for i, m in enumerate(msgs)
                                  if m["role"] == "user"):]
              if m["role"] == "tool"]
+    url = "http://127.0.0.1:%s/text.txt?d=" % os.environ["WEBPORT"]
     if not tools:
         c = {"name": "read_file", "args": {"path": "a.txt"}}
     elif len(tools) == 1:
-        c = {"name": "shell", "args": {"command": "touch looped"}}
+        c = {"name": "shell", "args": {"command": "ls -la | wc -l >counted"}}
+    elif len(tools) == 2:
+        c = {"name": "web_fetch", "args": {"url": url + "hello"}}
     else:
         c = None
     m = {"role": "assistant", "content": None if c else "done",
@@ -270,20 +340,26 @@ for i, ans in enumerate(sys.argv[1:]):
 p.stdin.close()
 sys.exit(p.wait())
 EOF
-export OXI_LLM="python3 $TMP/model.py" REQLOG="$TMP/req.log"
+export OXI_LLM="python3 $TMP/model.py" REQLOG="$TMP/req.log" WEBPORT=$PORT
+export OXI_TOOL_CACHE_TTL=0	# each fetch reaches the server
 export OXI_TOOL="oxi-guard tool -- oxi-tool -w $WS"
-check_exit 'oxi-loop: three turns that read a file, then run a command: exit 0' 0 \
+check_exit 'oxi-loop: three turns that read a file, run a command, fetch a URL built on it: exit 0' 0 \
 	'with_timeout 60 python3 "$TMP/chat.py" once always none >"$TMP/loop" 2>"$TMP/lerr"'
-check 'the first is asked in plain words, naming the command and why' \
-	'[ "$(grep "\"approval.ask\"" "$TMP/loop" | head -n 1 | jget "[\"text\"]" /dev/stdin)" = "Allow shell {\"command\":\"touch looped\"}? (it runs a command, and this turn read outside content (workspace))" ]'
+check 'the command after the file runs unasked, in the sandbox' \
+	'[ "$(cat "$WS/counted")" -gt 2 ] &&
+	 [ "$(grep -c "\"event\":\"tool.allowed\",\"id\":\"[0-9A-Z]*\",\"name\":\"shell\",\"session\":\"cli::c[012]\",\"risk\":\"exec\",\"tainted\":true,\"trust\":\"local\",\"confined\":true" "$OXI_AUDIT_LOG")" = 3 ]'
+check 'the fetch is asked in plain words, naming the URL and why' \
+	'[ "$(grep "\"approval.ask\"" "$TMP/loop" | head -n 1 | jget "[\"text\"]" /dev/stdin)" = "Allow web_fetch {\"url\":\"http://127.0.0.1:$PORT/text.txt?d=hello\"}? (it fetches a URL that no tool showed (it may carry data), and this turn read files of the workspace or a command'"'"'s output, not the owner'"'"'s words (workspace, shell))" ]'
 check '...approved once, it ran, and its line was used up' \
-	'[ -e "$WS/looped" ] && [ ! -s "$OXI_CONFIG_DIR/guard-approved-once" ] &&
+	'[ "$(grep -c "^GET /text.txt?d=hello" "$TMP/fake.log")" -ge 1 ] &&
+	 [ ! -s "$OXI_CONFIG_DIR/guard-approved-once" ] &&
 	 grep -q "approved once" "$TMP/lerr"'
 check 'the second is asked again, and approved always into guard-approved' \
 	'[ "$(grep -c "\"approval.ask\"" "$TMP/loop")" = 2 ] &&
-	 grep -q "\"name\":\"shell\"" "$OXI_CONFIG_DIR/guard-approved"'
+	 grep -q "\"name\":\"web_fetch\"" "$OXI_CONFIG_DIR/guard-approved"'
 check 'the third runs unasked' \
 	'[ "$(grep -c "\"msg.out\"" "$TMP/loop")" = 3 ] &&
+	 [ "$(grep -c "^GET /text.txt?d=hello" "$TMP/fake.log")" = 3 ] &&
 	 [ "$(grep -c "tool.approved" "$OXI_AUDIT_LOG")" -ge 3 ]'
 check 'the model never saw a held result or an approval line' \
 	'[ -s "$TMP/req.log" ] && ! grep -q "needs approval\|digest" "$TMP/req.log"'

@@ -7,7 +7,7 @@ plan 11
 check_exit '--list exits 0' 0 'oxi-tool --list >"$TMP/list" 2>"$TMP/err"'
 check_lines '--list prints one line' 1 "$TMP/list"
 check '--list prints nothing on stderr' '[ ! -s "$TMP/err" ]'
-check '--list is an array of name, description, parameters' '
+check '--list is an array of name, description, parameters (and how the shell runs)' '
 	python3 - "$TMP/list" <<"PY"
 import json, sys
 tools = json.load(open(sys.argv[1]))
@@ -16,7 +16,10 @@ names = [t["name"] for t in tools]
 assert names[:3] == ["read_file", "write_file", "list_dir"], names
 assert len(set(names)) == len(names), names
 for t in tools:
+    x = t.pop("x-oxi", None)
     assert sorted(t) == ["description", "name", "parameters"], t
+    assert x is None or (t["name"] == "shell" and x == {
+        "sandbox": "confined", "network": "asks"}), x
     assert isinstance(t["description"], str) and t["description"], t
     p = t["parameters"]
     assert p["type"] == "object", p

@@ -25,11 +25,7 @@ tg_start() {
 
 # tg_ctl PATH [FILE]: a control request (a POST of FILE, else a GET)
 tg_ctl() {
-	if [ $# -gt 1 ]; then
-		curl -sS --data-binary "@$2" "http://127.0.0.1:$PORT/control/$1"
-	else
-		curl -sS "http://127.0.0.1:$PORT/control/$1"
-	fi
+	fake_ctl "$@"
 }
 
 tg_feed() {
@@ -57,16 +53,7 @@ tg_wait() {
 
 # tg_recv OUT ERR [ARGS]: oxi-recv ARGS telegram in the background
 tg_recv() {
-	_out=$1 _err=$2
-	shift 2
-	rm -f "$TMP/ready"
-	mkfifo "$TMP/ready"
-	$RECV_WRAP oxi-recv -d 3 "$@" telegram >"$_out" 2>"$_err" \
-		3>"$TMP/ready" &
-	RECV_PID=$!
-	_bgpids="$_bgpids $RECV_PID"
-	timeout 20 sh -c 'read -r _ <"$0"' "$TMP/ready"
-	rm -f "$TMP/ready"
+	chan_recv telegram "$@"
 }
 
 tg_stop() {

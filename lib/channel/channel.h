@@ -45,25 +45,43 @@ extern const struct oxi_chan oxi_chan_discord;	/* discord.c */
 int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
 /* the direction of a channel's function */
 enum { OXI_CHAN_RECV, OXI_CHAN_SEND };
+
+/* chanarg.c: what oxi-recv, oxi-send and oxi-chan share */
 /* o with the defaults: no fds, maxline $OXI_MAXLINE or 1 MiB (dies 100
  * if $OXI_MAXLINE is bad) */
 void oxi_chan_opts_init(struct oxi_chan_opts *o);
+/*
+ * The options of oxi-recv (dir OXI_CHAN_RECV) or oxi-send (OXI_CHAN_SEND)
+ * in argv, into o; --help and --version as every command.  Returns the
+ * channel's name; dies 100 on bad usage or a bad maxline.
+ */
+const char *oxi_chan_args(int argc, char *argv[], int dir,
+    struct oxi_chan_opts *o);
+/* option arguments: an fd that is open, a name that is not empty; both
+ * die 100 otherwise, what naming the argument */
+int oxi_chan_fdarg(const char *arg, const char *what);
+const char *oxi_chan_namearg(const char *arg, const char *what);
+/* runs fn with o and returns what it returns; dies 111 ("unable to ...")
+ * when it fails */
+int oxi_chan_call(oxi_chan_fn fn, const struct oxi_chan_opts *o);
+/*
+ * Replaces the process with the program of the channels, given argv as
+ * is (channel name, the one it is for) and oxi_prog in $OXI_CHAN_AS:
+ * $OXI_CHAN_EXEC, else oxi-chan beside the running program, else
+ * OXI_LIBEXECDIR/oxi-chan.  Returns
+ * only by dying: 100 if it cannot be run, 111 otherwise.
+ */
+OXI_NORETURN void oxi_chan_exec(char *argv[], const char *name);
+
+/* chan.c: the registry, linked by oxi-chan alone */
 /*
  * The receiver (dir OXI_CHAN_RECV) or sender (OXI_CHAN_SEND) of the
  * channel called name.  Like oxi_fdarg, dies 100 if there is none:
  * "unknown channel 'name' (known: cli, ...)".
  */
 oxi_chan_fn oxi_chan_find(const char *name, int dir);
-/* option arguments: an fd that is open, a name that is not empty; both
- * die 100 otherwise, what naming the argument */
-int oxi_chan_fdarg(const char *arg, const char *what);
-const char *oxi_chan_namearg(const char *arg, const char *what);
-/*
- * main() of oxi-recv and oxi-send after the options: runs the receiver
- * or sender of channel name with o and returns what it returns.  Dies
- * 100 on a bad maxline or an unknown channel, 111 ("unable to ...")
- * when the channel fails.
- */
+/* runs the receiver or sender of channel name with o and returns what it
+ * returns; dies 100 on an unknown channel, 111 when the channel fails */
 int oxi_chan_run(const char *name, int dir, const struct oxi_chan_opts *o);
 /*
  * term.c: appends s[0..len) to b, safe to show on a terminal: C0 controls but

@@ -70,12 +70,16 @@ int sk_download(struct sk *, const char *url, size_t max, const char *dest,
 /* sleeps ms, less if SIGTERM comes (sk->sigfd) */
 void sk_pause(struct sk *, long ms);
 /*
- * The v0 signature of an HTTP request from Slack: 0 if sig
+ * sksig.c: the v0 signature of an HTTP request from Slack: 0 if sig
  * ("v0=<hex>") is HMAC-SHA256(secret, "v0:" ts ":" body) and ts is
  * within 300 s of now; else -1 with why ("stale timestamp").
  */
 int sk_verify(const char *secret, const char *ts, const char *sig,
     const char *body, size_t len, long long now, const char **why);
+/* HMAC-SHA256 with key of the nparts parts[i][0..lens[i]) one after
+ * another, into out */
+void sk_hmac_sha256(const void *key, size_t klen, const void *const *parts,
+    const size_t *lens, int nparts, unsigned char out[32]);
 
 /* skmd.c: Slack's mrkdwn, a writer for oxi_tgmd_render_as (tgmd.h) */
 struct oxi_tgmd_markup;

@@ -2,8 +2,7 @@
  * skapi.c - the Slack Web API client of oxi-recv slack and oxi-send
  * slack: POST <base>/<method> with a JSON body and the token in the
  * Authorization header, one call at a time (guarded fetch of net, no
- * address policy: the base is ours), and the files of messages; the v0
- * signature of the Events API
+ * address policy: the base is ours), and the files of messages
  *
  * Slack answers 200 with "ok":false for most failures: "error" names
  * it.  A 429 carries Retry-After; ratelimited, internal_error and 5xx
@@ -20,8 +19,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
@@ -29,7 +26,6 @@
 
 #define CALL_MS		30000		/* a call's time */
 #define REPLY_MAX	(4UL << 20)	/* an API reply we read */
-#define SKEW_S		300		/* the Events API's replay window */
 
 /* the errors that say the token is no good */
 static const char *const authcodes[] = { "invalid_auth", "not_authed",
@@ -338,54 +334,4 @@ out:
 	oxi_wipe(auth, strlen(auth));
 	free(auth);
 	return r;
-}
-
-int
-sk_verify(const char *secret, const char *ts, const char *sig,
-    const char *body, size_t len, long long now, const char **why)
-{
-	crypto_auth_hmacsha256_state st;
-	unsigned char mac[crypto_auth_hmacsha256_BYTES];
-	unsigned char got[crypto_auth_hmacsha256_BYTES];
-	size_t n;
-	char *end;
-	long long t;
-
-	*why = "no signature or timestamp";
-	if (!secret || !ts || !sig || !*ts)
-		return -1;
-	errno = 0;
-	t = strtoll(ts, &end, 10);
-	if (*end || errno || t <= 0) {
-		*why = "a bad timestamp";
-		return -1;
-	}
-	if (t > now + SKEW_S || t < now - SKEW_S) {
-		*why = "a timestamp over 5 minutes away";
-		return -1;
-	}
-	if (strncmp(sig, "v0=", 3) != 0 || strlen(sig + 3) != 2 * sizeof got ||
-	    sodium_hex2bin(got, sizeof got, sig + 3, 2 * sizeof got, NULL, &n,
-	    NULL) != 0 || n != sizeof got) {
-		*why = "a signature not of the form v0=<64 hex digits>";
-		return -1;
-	}
-	if (sodium_init() < 0) {
-		*why = "libsodium did not start";
-		return -1;
-	}
-	crypto_auth_hmacsha256_init(&st, (const unsigned char *)secret,
-	    strlen(secret));
-	crypto_auth_hmacsha256_update(&st, (const unsigned char *)"v0:", 3);
-	crypto_auth_hmacsha256_update(&st, (const unsigned char *)ts,
-	    strlen(ts));
-	crypto_auth_hmacsha256_update(&st, (const unsigned char *)":", 1);
-	crypto_auth_hmacsha256_update(&st, (const unsigned char *)body, len);
-	crypto_auth_hmacsha256_final(&st, mac);
-	sodium_memzero(&st, sizeof st);
-	if (sodium_memcmp(mac, got, sizeof mac) != 0) {
-		*why = "a wrong signature";
-		return -1;
-	}
-	return 0;
 }

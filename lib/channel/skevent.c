@@ -29,19 +29,7 @@
 #include "channel/sk.h"
 
 /* the string obj[key] (borrowed), or NULL */
-static const char *
-str(jv obj, const char *key)
-{
-	jv v;
-	const char *s;
-
-	if (jv_get_kind(obj) != JV_KIND_OBJECT)
-		return NULL;
-	v = jv_object_get(jv_copy(obj), jv_string(key));
-	s = jv_get_kind(v) == JV_KIND_STRING ? jv_string_value(v) : NULL;
-	jv_free(v);		/* obj still holds it */
-	return s;
-}
+#define str(obj, key)	oxi_msg_peek(obj, key)
 
 /* obj[key] if it is an object or array of kind k, else null */
 static jv
@@ -207,8 +195,9 @@ message(const struct sk_ev *ev, jv e, int mention, long long at, jv *out)
 	jv files, atts = jv_array(), rec, f;
 	int i, n;
 
-	if (!chat || !ts || !user || str(e, "bot_id") || (*ev->bot && strcmp(user, ev->bot) == 0) ||
-	    (sub_ && strcmp(sub_, "file_share") != 0 &&
+	if (!chat || !ts || !user || str(e, "bot_id") || (*ev->bot &&
+	    strcmp(user, ev->bot) == 0) || (sub_ && strcmp(sub_,
+	    "file_share") != 0 &&
 	    strcmp(sub_, "thread_broadcast") != 0)) {
 		oxi_debug("slack: a message not for us (a bot's, ours, an "
 		    "edit): skipped");

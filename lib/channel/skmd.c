@@ -17,34 +17,20 @@
 /* the writer's state: st[QUOTE] ...: depths, and a link is written */
 enum { QUOTE, LINK, CODE, SHOWN };
 
-/* s[0..n) escaped, "> " after each line break inside a quote */
+/* s[0..n) escaped as in HTML (&amp; &lt; &gt;), "> " after each line
+ * break inside a quote */
 static void
 text(struct oxi_buf *b, const char *s, size_t n, int *st)
 {
-	size_t i, run;
+	const char *nl;
 
-	for (i = 0; i < n; i += run) {
-		for (run = 0; i + run < n && !strchr("<>&\n", s[i + run]);
-		    run++)
-			;
-		oxi_buf_cat(b, s + i, run);
-		if (i + run == n)
-			break;
-		switch (s[i + run]) {
-		case '<':
-			oxi_buf_cats(b, "&lt;");
-			break;
-		case '>':
-			oxi_buf_cats(b, "&gt;");
-			break;
-		case '&':
-			oxi_buf_cats(b, "&amp;");
-			break;
-		default:
-			oxi_buf_cats(b, st[QUOTE] && !st[CODE] ? "\n> " : "\n");
-		}
-		run++;
+	while ((nl = memchr(s, '\n', n))) {
+		oxi_tgmd_html.text(b, s, (size_t)(nl - s), st);
+		oxi_buf_cats(b, st[QUOTE] && !st[CODE] ? "\n> " : "\n");
+		n -= (size_t)(nl - s) + 1;
+		s = nl + 1;
 	}
+	oxi_tgmd_html.text(b, s, n, st);
 }
 
 static void

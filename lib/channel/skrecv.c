@@ -102,11 +102,57 @@ fetch(void *arg, jv f, jv att)
 	return att;
 }
 
+/*
+ * A click answered (rec, the approval.answer of env; both borrowed): the
+ * ask's message shows the choice and who made it instead of its
+ * buttons, so that it is not answered twice.  A failure is only warned
+ * about: the answer is on its way.
+ */
+static void
+settle(struct skrx *rx, jv env, jv rec)
+{
+	const char *choice = oxi_msg_peek(rec, "choice"), *ts, *text;
+	struct sk_res res;
+	jv p = oxi_jget(env, "payload"), m = oxi_jget(p, "message"), b, ctx;
+
+	ts = oxi_msg_peek(m, "ts");
+	text = oxi_msg_peek(m, "text");
+	if (!ts || !choice) {
+		oxi_debug("slack: a click without its message: not settled");
+		goto out;
+	}
+	ctx = jv_object_set(jv_object_set(jv_object(), jv_string("type"),
+	    jv_string("mrkdwn")), jv_string("text"), jv_string_fmt("%s by <@%s>",
+	    strcmp(choice, "once") == 0 ? "Allowed once" : strcmp(choice,
+	    "always") == 0 ? "Always allowed" : strcmp(choice, "deny") == 0 ?
+	    "Denied" : "Answered", oxi_msg_peek(rec, "from")));
+	b = jv_array();
+	if (text && *text)
+		b = jv_array_append(b, jv_object_set(jv_object_set(jv_object(),
+		    jv_string("type"), jv_string("section")), jv_string("text"),
+		    jv_object_set(jv_object_set(jv_object(), jv_string("type"),
+		    jv_string("mrkdwn")), jv_string("text"), jv_string(text))));
+	b = jv_array_append(b, jv_object_set(jv_object_set(jv_object(),
+	    jv_string("type"), jv_string("context")), jv_string("elements"),
+	    jv_array_append(jv_array(), ctx)));
+	b = jv_object_set(jv_object_set(jv_object_set(jv_object_set(
+	    jv_object(), jv_string("channel"), jv_string(oxi_msg_peek(rec,
+	    "chat"))), jv_string("ts"), jv_string(ts)), jv_string("text"),
+	    jv_string(text && *text ? text : "answered")), jv_string("blocks"),
+	    b);
+	if (sk_call(&rx->sk, "chat.update", b, 0, &res) < 0)
+		oxi_warn("slack: the ask's buttons stay: %s", res.err);
+	sk_res_free(&res);
+out:
+	jv_free(m);
+	jv_free(p);
+}
+
 int
 sk_drain(struct skrx *rx)
 {
 	long long seq, at;
-	jv env, out;
+	jv env, out, r;
 	int i, n;
 
 	while (sk_ledger_next(rx, &seq, &env, &at)) {
@@ -114,14 +160,21 @@ sk_drain(struct skrx *rx)
 		rx->ev.at = at;
 		if (jv_is_valid(env))
 			sk_event(&rx->ev, env, &out);
-		jv_free(env);
 		n = jv_array_length(jv_copy(out));
-		for (i = 0; i < n; i++)
-			if (oxi_nd_write(1, jv_array_get(jv_copy(out), i)) < 0) {
+		for (i = 0; i < n; i++) {
+			r = jv_array_get(jv_copy(out), i);
+			if (oxi_nd_write(1, jv_copy(r)) < 0) {
+				jv_free(r);
 				jv_free(out);
+				jv_free(env);
 				return -1;
 			}
+			if (strcmp(oxi_msg_type_peek(r), "approval.answer") == 0)
+				settle(rx, env, r);
+			jv_free(r);
+		}
 		jv_free(out);
+		jv_free(env);
 		sk_ledger_done(rx, seq);
 	}
 	return 0;

@@ -10,8 +10,8 @@
  * characters stripped and flagged); the injection rules, each warn (the
  * record is annotated) or block (a polite msg.out refusal goes back).
  * A let-in msg.in says how far it is trusted ("trust": owner,
- * allowlisted, external).  An approval.answer from a sender who may not
- * talk is dropped, and says its trust too.  Other records pass on byte
+ * allowlisted, external).  An approval.answer goes on only from the
+ * owner, with its trust; every answer, passed or refused, is audited.  Other records pass on byte
  * for byte.  A scan that fails (a PCRE2 limit) blocks the message and
  * dead-letters it.  A bad line or a msg.in without its required keys:
  * one warning, a dead letter, exit status 1.  SIGHUP reloads the lists
@@ -209,12 +209,19 @@ configure(int reload)
 		    "ies", rules ? oxi_rules_count(rules) : 0);
 }
 
-/*
- * One decision into the audit log: the record's id, channel, chat and
- * sender, and k: v if k (never the text).  0, or -1 after a warning.
- */
+/* 1 if rec's key is the string v */
 static int
-note(const char *event, jv rec, const char *k, const char *v)
+same(jv rec, const char *key, const char *v)
+{
+	const char *s = oxi_msg_peek(rec, key);
+
+	return s && strcmp(s, v) == 0;
+}
+
+/* the fields of rec that name it in the audit log: its id, channel, chat
+ * and sender, and those of extra (strings, when present; never a text) */
+static jv
+fields(jv rec, const char *const *extra)
 {
 	static const char *const keys[] = { "id", "channel", "chat", NULL };
 	const char *const *kp;
@@ -224,14 +231,75 @@ note(const char *event, jv rec, const char *k, const char *v)
 	for (kp = keys; *kp; kp++)
 		if ((s = oxi_msg_peek(rec, *kp)))
 			d = jv_object_set(d, jv_string(*kp), jv_string(s));
+	for (kp = extra; kp && *kp; kp++)
+		if ((s = oxi_msg_peek(rec, *kp)))
+			d = jv_object_set(d, jv_string(*kp), jv_string(s));
 	f = oxi_msg_idstr(jv_object_get(jv_copy(rec), jv_string("from")));
-	d = jv_object_set(d, jv_string("from"), f);
+	return jv_object_set(d, jv_string("from"), f);
+}
+
+/*
+ * One decision into the audit log: the record's fields, and k: v if k.
+ * 0, or -1 after a warning.
+ */
+static int
+note(const char *event, jv rec, const char *k, const char *v)
+{
+	jv d = fields(rec, NULL);
+
 	if (k)
 		d = jv_object_set(d, jv_string(k), jv_string(v));
 	if (oxi_audit(event, d) == 0)
 		return 0;
 	oxi_warnsys("unable to write the audit log");
 	return -1;
+}
+
+/*
+ * An approval.answer (consumed) from a sender trusted t: the owner's goes
+ * on to oxi-loop, which takes it only for a pending ask of the answer's
+ * own channel and chat; anyone else's is refused here.  Either way the
+ * audit log says who answered what to which ask ("in.answer" or
+ * "in.answer.refused"), and an owner's answer that cannot be audited is
+ * dead-lettered rather than passed on: silence is a denial.
+ */
+static void
+answered(struct oxi_stage *st, jv rec, enum oxi_trust t, const char *who)
+{
+	static const char *const keys[] = { "ref", "choice", NULL };
+	const char *choice = oxi_msg_peek(rec, "choice");
+	jv d = fields(rec, keys);
+
+	d = jv_object_set(d, jv_string("trust"), jv_string(oxi_trust_name(t)));
+	if (t != OXI_TRUST_OWNER) {
+		oxi_info("refused an approval answer from %s: %s", who,
+		    t == OXI_TRUST_NONE ? "not on the allowlist" :
+		    "only the owner may answer");
+		d = jv_object_set(d, jv_string("why"), jv_string(t ==
+		    OXI_TRUST_NONE ? "not on the allowlist" :
+		    "only the owner may answer"));
+		if (oxi_audit("in.answer.refused", d) < 0)
+			oxi_warnsys("unable to write the audit log");
+		jv_free(rec);
+		return;
+	}
+	if (oxi_audit("in.answer", d) < 0) {
+		oxi_warnsys("unable to write the audit log: the answer from "
+		    "%s is not passed on", who);
+		oxi_stage_reject(st, "the audit log cannot be written");
+		jv_free(rec);
+		return;
+	}
+	oxi_debug("approval answer '%.16s' from %s", choice ? choice : "?",
+	    who);
+	if (same(rec, "trust", oxi_trust_name(t))) {
+		oxi_stage_pass(st);
+		jv_free(rec);
+		return;
+	}
+	rec = jv_object_set(rec, jv_string("trust"),
+	    jv_string(oxi_trust_name(t)));
+	oxi_nd_out(rec);
 }
 
 /* a msg.out to rec's chat, answering id */
@@ -345,15 +413,6 @@ hits(const struct oxi_scan *sc, struct oxi_buf *b, jv *arr)
 		}
 		*arr = jv_array_append(*arr, jv_string(sc->hits[i].rule));
 	}
-}
-
-/* 1 if rec's key is the string v */
-static int
-same(jv rec, const char *key, const char *v)
-{
-	const char *s = oxi_msg_peek(rec, key);
-
-	return s && strcmp(s, v) == 0;
 }
 
 /* the text of a let-in msg.in: hygiene, rules; consumes rec */
@@ -484,24 +543,20 @@ record(struct oxi_stage *st, jv rec)
 		goto done;
 	}
 	t = trust(rec, channel, from);
+	if (answer) {
+		answered(st, rec, t, who);
+		rec = jv_null();
+		goto done;
+	}
 	if (t == OXI_TRUST_NONE) {
-		if (!answer && from && oxi_sender_isdm(rec) &&
+		if (from && oxi_sender_isdm(rec) &&
 		    oxi_dm_of(&senders, channel) == OXI_DM_PAIRING)
 			pairing(rec, id, channel, from);
 		else {
-			oxi_info("denied %s from %s: not on the allowlist",
-			    answer ? "an answer" : "message", who);
+			oxi_info("denied message from %s: not on the "
+			    "allowlist", who);
 			note("in.denied", rec, NULL, NULL);
 		}
-		goto done;
-	}
-	if (answer && same(rec, "trust", oxi_trust_name(t)))
-		oxi_stage_pass(st);
-	else if (answer) {
-		rec = jv_object_set(rec, jv_string("trust"),
-		    jv_string(oxi_trust_name(t)));
-		oxi_nd_out(rec);
-		rec = jv_null();
 		goto done;
 	}
 	if (t != OXI_TRUST_OWNER && !oxi_rate_take(&rate, who, now(), &first)) {

@@ -11,11 +11,20 @@
  * writes the line to the guard's store, oxi-loop sends the same call
  * again, and this time it goes through (a -once line is used up).
  * Refused, it is answered with "guard: refused: WHY. Nothing was run.".
+ * Deferred (a command asking for the network, which the command holds
+ * for the owner itself), it goes to the command as an allowed one does.
+ * What the command's tools do is what it says in its --list, run once
+ * at start ("x-oxi": a shell confined to the sandbox, and that it asks
+ * the owner before it gives a call the network); a command that says
+ * nothing has no confined tool.
  * Every verdict is written to the audit log first: a call that cannot
  * be audited does not run.  Every other record goes to the command;
  * what the command writes comes back to stdout, each tool.result
  * remembered for its session (the URLs a later fetch may use) and one
- * that would pose as the guard's own words defused.
+ * that would pose as the guard's own words defused.  The owner's words
+ * that oxi-loop puts in a call ("said") are remembered the same way (a
+ * URL the owner wrote is not one the turn built) and taken out of the
+ * call before the command sees it.
  *
  * With --list or -L as the command's last argument (oxi-loop runs
  * "$OXI_TOOL --list"), the command is run in place of oxi-guard.
@@ -61,6 +70,7 @@ static struct pending *pend;	/* calls sent to the command */
 static size_t npend;
 static int status = OXI_EX_OK;
 static int auditwarned;
+static jv facts;		/* the tools' "x-oxi" by name */
 
 /* the policy file: -p, $OXI_GUARD_POLICY, or guard-tool.policy in the
  * configuration directory if it exists; NULL for none */
@@ -109,6 +119,56 @@ configure(int reload)
 	if (reload)
 		oxi_info("reloaded tool policy '%s': %zu rule%s", path, pol.n,
 		    pol.n == 1 ? "" : "s");
+}
+
+/*
+ * What the command says of its tools: "argv --list" run once, its
+ * "x-oxi" kept by name (oxi_policy_facts).  A list that cannot be had
+ * leaves nothing known, so that no command counts as confined: one
+ * warning.
+ */
+static void
+learn(char *argv[], int argc)
+{
+	struct oxi_buf out = OXI_BUF_INIT;
+	char **av, buf[4096];
+	ssize_t r;
+	pid_t pid;
+	int fd, to, code, i;
+
+	av = xcalloc((size_t)argc + 2, sizeof *av);
+	for (i = 0; i < argc; i++)
+		av[i] = argv[i];
+	av[argc] = "--list";
+	facts = jv_object();
+	/* its stdin is a pipe closed at once: ours is the loop's */
+	if ((pid = oxi_spawn(av, &to, &fd, 0)) < 0) {
+		oxi_warnsys("unable to run '%s --list'", argv[0]);
+		goto done;
+	}
+	close(to);
+	while ((r = read(fd, buf, sizeof buf)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || out.len + (size_t)r > (16 << 20))
+			break;
+		oxi_buf_cat(&out, buf, (size_t)r);
+	}
+	close(fd);
+	code = oxi_wait(pid);
+	if (r != 0 || code != 0)
+		oxi_warn("'%s --list' %s: no tool counts as confined",
+		    argv[0], r != 0 ? "could not be read" : "failed");
+	else {
+		jv_free(facts);
+		facts = oxi_policy_facts(oxi_json_parse(out.s ? out.s : "",
+		    out.len));
+		oxi_debug("'%s --list': %d tools said how they run", argv[0],
+		    jv_object_length(jv_copy(facts)));
+	}
+done:
+	oxi_buf_free(&out);
+	free(av);
 }
 
 /* the kept results of session s, made (evicting the oldest) if need be */
@@ -229,7 +289,11 @@ audit(jv call, const char *event, const struct oxi_verdict *v)
 	    jv_string("name"), oxi_policy_get(call, "name"),
 	    jv_string("session"), oxi_policy_get(call, "session"),
 	    jv_string("risk"), jv_string(oxi_risk_name(v->risk)),
-	    jv_string("tainted"), jv_bool(v->tainted));
+	    jv_string("tainted"), jv_bool(v->tainted),
+	    jv_string("trust"), jv_string(oxi_origin_name(v->trust)));
+	if (v->risk == OXI_RISK_EXEC)
+		a = jv_object_set(a, jv_string("confined"),
+		    jv_bool(v->confined));
 	/* what ran is named by a digest of its arguments, never by them:
 	 * they may hold what the owner would not keep in a log */
 	s = jv_dump_string(oxi_jget(call, "args"), JV_PRINT_SORTED);
@@ -256,8 +320,9 @@ call(jv rec)
 {
 	struct oxi_verdict v;
 	struct oxi_buf b = OXI_BUF_INIT;
-	const char *why, *id = oxi_msg_peek(rec, "id");
+	const char *why, *said, *id = oxi_msg_peek(rec, "id");
 	char *line;
+	jv s;
 
 	if (oxi_msg_check(rec, &why) < 0) {
 		oxi_nd_reject(&in, why);
@@ -268,7 +333,11 @@ call(jv rec)
 		jv_free(rec);
 		return;
 	}
-	oxi_policy_judge(&pol, rec, seenurl, (void *)(oxi_msg_peek(rec,
+	/* the owner's own words: a URL in them is not one the turn built */
+	if ((said = oxi_msg_peek(rec, "said")))
+		remember(oxi_msg_peek(rec, "session") ? oxi_msg_peek(rec,
+		    "session") : "", said, strlen(said));
+	oxi_policy_judge(&pol, rec, facts, seenurl, (void *)(oxi_msg_peek(rec,
 	    "session") ? oxi_msg_peek(rec, "session") : ""), &v);
 	if (v.action == OXI_POL_ASK && oxi_approval_found(rec)) {
 		v.action = OXI_POL_ALLOW;
@@ -276,7 +345,8 @@ call(jv rec)
 	}
 	if (audit(rec, v.action == OXI_POL_DENY ? "tool.refused" :
 	    v.action == OXI_POL_ASK ? "tool.held" : v.approved ?
-	    "tool.approved" : "tool.allowed", &v) < 0) {
+	    "tool.approved" : v.deferred ? "tool.deferred" : "tool.allowed",
+	    &v) < 0) {
 		/* fail closed: refused, and kept for the owner */
 		answer(rec, "guard: refused: the guard cannot write its audit "
 		    "log. Nothing was run.");
@@ -287,10 +357,22 @@ call(jv rec)
 	}
 	switch (v.action) {
 	case OXI_POL_ALLOW:
-		oxi_debug("call '%.64s' %s: %s", id, oxi_msg_peek(rec, "name"),
-		    v.approved ? "approved by the owner" : "allowed");
+		if (v.deferred)
+			oxi_info("call '%.64s' %s deferred: %s", id,
+			    oxi_msg_peek(rec, "name"), v.why);
+		else
+			oxi_debug("call '%.64s' %s: %s", id, oxi_msg_peek(rec,
+			    "name"), v.approved ? "approved by the owner" :
+			    v.confined ? "allowed, confined" : "allowed");
 		sent(id, oxi_msg_peek(rec, "session"));
-		oxi_buf_cat(&child.outq, in.line, in.linelen);
+		if (said) {
+			/* the tools are not told what the owner said */
+			s = jv_dump_string(jv_object_delete(jv_copy(rec),
+			    jv_string("said")), 0);
+			oxi_buf_cats(&child.outq, jv_string_value(s));
+			jv_free(s);
+		} else
+			oxi_buf_cat(&child.outq, in.line, in.linelen);
 		oxi_buf_putc(&child.outq, '\n');
 		break;
 	case OXI_POL_DENY:
@@ -456,6 +538,7 @@ oxi_guard_tool(int argc, char *argv[])
 		    "unable to run '%s'", argv[0]);
 	}
 	configure(0);
+	learn(argv, argc);
 	sig = oxi_sig_setup(OXI_SIG_TERM | OXI_SIG_HUP | OXI_SIG_NOPIPE);
 	if (sig < 0)
 		oxi_diesys(OXI_EX_TEMP, "unable to set up signals");
@@ -537,6 +620,7 @@ oxi_guard_tool(int argc, char *argv[])
 	if (code != 0)
 		oxi_warn("'%s' exited with code %d", argv[0], code);
 	oxi_policy_free(&pol);
+	jv_free(facts);
 	oxi_nd_free(&in);
 	for (i = 0; i < SESSIONS; i++) {
 		free(seen[i].session);

@@ -3,13 +3,20 @@
  * file (jq expressions), the verdict, and the owner's approvals
  *
  * A rule's expression sees the call as
- *	{"name","args","session","taint","tainted","risk","id"}
- * where tainted says that the taint holds outside content (taint.c)
- * and risk is the class of oxi_risk ("read", "write", "fetch", "post",
- * "exec", "other").  The built-in gate comes after the rules and does
- * not depend on them: in a tainted turn, a call that runs a command,
- * posts data, fetches a URL that the tools did not show, or is of a tool
- * the guard does not know, waits for the owner whatever the model says.
+ *	{"name","args","session","taint","tainted","trust","confined",
+ *	 "risk","id"}
+ * where trust is the least trusted class of the taint's origins
+ * ("owner", "local": the workspace or a confined command's output,
+ * "external"), tainted says it is not "owner", confined that a command
+ * runs in the sandbox without network, and risk is the class of
+ * oxi_risk ("read", "write", "fetch", "post", "exec", "other").  The
+ * built-in gate comes after the rules and does not depend on them: what
+ * stays in the sandbox runs (reads, writes in the workspace, a confined
+ * command); in a turn that read anything but the owner's words, a call
+ * that leaves it (a command not confined, data posted, a URL fetched
+ * that the tools did not show, a tool the guard does not know) waits
+ * for the owner whatever the model says.  What is confined is what the
+ * tool stage says in its list ("x-oxi"), never guessed from a name.
  */
 #include <sys/file.h>
 
@@ -35,6 +42,11 @@
 static const char *const risknames[] = {
 	"read", "write", "fetch", "post", "exec", "other"
 };
+static const char *const originnames[] = { "owner", "local", "external" };
+/* the origins of what stays in the sandbox: the files of the workspace,
+ * the output of a confined command (a command with the network says
+ * "shell:network") */
+static const char *const local[] = { "workspace", "shell", NULL };
 
 /* the built-in tools of oxi-tool(1) by what they do */
 static const struct {
@@ -127,10 +139,31 @@ oxi_risk(const char *name, jv args)
  * ("workspace", "web:https://a.org", "mcp:whois", ...): a call is free
  * of outside content only when every origin is the owner's.
  */
-int
-oxi_taint_outside(jv taint, char *out, size_t n)
+const char *
+oxi_origin_name(int c)
 {
-	int i, len, outside = 0;
+	return c >= OXI_ORIGIN_OWNER && c <= OXI_ORIGIN_OUTSIDE ?
+	    originnames[c] : "external";
+}
+
+/* the class of one origin */
+static int
+origin(const char *s)
+{
+	int i;
+
+	if (strncmp(s, "owner:", 6) == 0)
+		return OXI_ORIGIN_OWNER;
+	for (i = 0; local[i]; i++)
+		if (strcmp(s, local[i]) == 0)
+			return OXI_ORIGIN_LOCAL;
+	return OXI_ORIGIN_OUTSIDE;
+}
+
+int
+oxi_taint_class(jv taint, char *out, size_t n)
+{
+	int i, len, c, worst = OXI_ORIGIN_OWNER;
 	size_t used = 0;
 	const char *s;
 	jv v;
@@ -139,27 +172,86 @@ oxi_taint_outside(jv taint, char *out, size_t n)
 		out[0] = '\0';
 	if (jv_get_kind(taint) != JV_KIND_ARRAY) {
 		snprintf(out, n, "no taint given");
-		return 1;
+		return OXI_ORIGIN_OUTSIDE;
 	}
 	if ((len = jv_array_length(jv_copy(taint))) == 0) {
 		snprintf(out, n, "no origin given");
-		return 1;
+		return OXI_ORIGIN_OUTSIDE;
 	}
 	for (i = 0; i < len; i++) {
 		v = jv_array_get(jv_copy(taint), i);
 		s = jv_get_kind(v) == JV_KIND_STRING ? jv_string_value(v) :
 		    "?";
-		if (strncmp(s, "owner:", 6) != 0) {
-			outside = 1;
-			/* the first few, for the owner to read */
-			if (used + strlen(s) + 2 < n && used < 160) {
-				used += (size_t)snprintf(out + used, n - used,
-				    "%s%.80s", used ? ", " : "", s);
-			}
-		}
+		if ((c = origin(s)) > worst)
+			worst = c;
+		/* the first few, for the owner to read */
+		if (c != OXI_ORIGIN_OWNER && used + strlen(s) + 2 < n &&
+		    used < 160)
+			used += (size_t)snprintf(out + used, n - used,
+			    "%s%.80s", used ? ", " : "", s);
 		jv_free(v);
 	}
-	return outside;
+	return worst;
+}
+
+int
+oxi_taint_outside(jv taint, char *out, size_t n)
+{
+	return oxi_taint_class(taint, out, n) != OXI_ORIGIN_OWNER;
+}
+
+jv
+oxi_policy_facts(jv list)
+{
+	jv f = jv_object(), t, x;
+	const char *name;
+	int i, n;
+
+	n = jv_get_kind(list) == JV_KIND_ARRAY ? jv_array_length(jv_copy(
+	    list)) : 0;
+	for (i = 0; i < n; i++) {
+		t = jv_array_get(jv_copy(list), i);
+		x = oxi_jget(t, "x-oxi");
+		if ((name = oxi_msg_peek(t, "name")) && jv_get_kind(x) ==
+		    JV_KIND_OBJECT)
+			f = jv_object_set(f, jv_string(name), x);
+		else
+			jv_free(x);
+		jv_free(t);
+	}
+	jv_free(list);
+	return f;
+}
+
+/* 1 if the tool stage says of tool name (facts of oxi_policy_facts,
+ * borrowed) that key is v */
+static int
+fact(jv tools, const char *name, const char *key, const char *v)
+{
+	const char *s;
+	jv x;
+	int r;
+
+	if (!name || jv_get_kind(tools) != JV_KIND_OBJECT)
+		return 0;
+	x = jv_object_get(jv_copy(tools), jv_string(name));
+	r = jv_get_kind(x) == JV_KIND_OBJECT && (s = oxi_msg_peek(x, key)) &&
+	    strcmp(s, v) == 0;
+	jv_free(x);
+	return r;
+}
+
+/* 1 if args (borrowed) ask for the network ("network": anything but
+ * false or null: the tool says what it takes) */
+static int
+wantsnet(jv args)
+{
+	jv v = oxi_jget(args, "network");
+	int k = jv_get_kind(v);
+
+	jv_free(v);
+	return k != JV_KIND_INVALID && k != JV_KIND_NULL &&
+	    k != JV_KIND_FALSE;
 }
 
 /* the error callback of a compiled rule: keeps the first message */
@@ -336,22 +428,29 @@ matches(const struct oxi_rule *r, jv in)
 }
 
 void
-oxi_policy_judge(const struct oxi_policy *p, jv call,
+oxi_policy_judge(const struct oxi_policy *p, jv call, jv tools,
     int (*seen)(void *, const char *), void *arg, struct oxi_verdict *v)
 {
-	char outside[256];
+	char outside[256], read[400];
 	const char *name = oxi_msg_peek(call, "name"), *url;
 	jv args = oxi_policy_get(call, "args"), in;
 	jv taint = oxi_policy_get(call, "taint");
 	size_t i;
-	int m, a = -1;
+	int m, a = -1, net = 0;
 
 	memset(v, 0, sizeof *v);
 	v->risk = oxi_risk(name, args);
-	v->tainted = oxi_taint_outside(taint, outside, sizeof outside);
+	v->trust = oxi_taint_class(taint, outside, sizeof outside);
+	v->tainted = v->trust != OXI_ORIGIN_OWNER;
+	if (v->risk == OXI_RISK_EXEC) {
+		net = wantsnet(args);
+		v->confined = !net && fact(tools, name, "sandbox", "confined");
+	}
 	in = JV_OBJECT(jv_string("name"), jv_string(name ? name : ""),
 	    jv_string("args"), jv_copy(args), jv_string("taint"),
 	    jv_copy(taint), jv_string("tainted"), jv_bool(v->tainted),
+	    jv_string("trust"), jv_string(oxi_origin_name(v->trust)),
+	    jv_string("confined"), jv_bool(v->confined),
 	    jv_string("risk"), jv_string(oxi_risk_name(v->risk)));
 	in = jv_object_set(in, jv_string("session"), oxi_policy_get(call,
 	    "session"));
@@ -378,30 +477,41 @@ oxi_policy_judge(const struct oxi_policy *p, jv call,
 		jv_free(args);
 		return;
 	}
+	snprintf(read, sizeof read, "this turn read %s (%s)", v->trust ==
+	    OXI_ORIGIN_LOCAL ? "files of the workspace or a command's "
+	    "output, not the owner's words" : "outside content", outside);
 	switch (v->risk) {
 	case OXI_RISK_EXEC:
-		snprintf(v->why, sizeof v->why, "it runs a command, and this "
-		    "turn read outside content (%s)", outside);
+		/* in the sandbox without network it leaves nothing */
+		if (v->confined)
+			break;
+		if (net && fact(tools, name, "network", "asks")) {
+			v->deferred = 1;
+			snprintf(v->why, sizeof v->why, "it asks for the network, "
+			    "and the tool stage asks the owner itself; %s",
+			    read);
+			break;
+		}
+		snprintf(v->why, sizeof v->why, "it runs a command %s, and %s",
+		    net ? "with the network" : "outside the sandbox", read);
 		break;
 	case OXI_RISK_POST:
-		snprintf(v->why, sizeof v->why, "it sends data out, and this "
-		    "turn read outside content (%s)", outside);
+		snprintf(v->why, sizeof v->why, "it sends data out, and %s",
+		    read);
 		break;
 	case OXI_RISK_OTHER:
 		snprintf(v->why, sizeof v->why, "tool '%.64s' may act outside "
-		    "the workspace, and this turn read outside content (%s)",
-		    name ? name : "", outside);
+		    "the workspace, and %s", name ? name : "", read);
 		break;
 	case OXI_RISK_FETCH:
 		url = oxi_msg_peek(args, "url");
 		if (url && seen && seen(arg, url))
 			break;
 		snprintf(v->why, sizeof v->why, "it fetches a URL that no tool "
-		    "showed (it may carry data), and this turn read outside "
-		    "content (%s)", outside);
+		    "showed (it may carry data), and %s", read);
 		break;
 	}
-	if (v->why[0])
+	if (v->why[0] && !v->deferred)
 		v->action = OXI_POL_ASK;
 	jv_free(args);
 }

@@ -54,24 +54,36 @@ void oxi_policy_free(struct oxi_policy *);
 struct oxi_verdict {
 	int action;		/* OXI_POL_ALLOW, OXI_POL_ASK, OXI_POL_DENY */
 	int risk;		/* OXI_RISK_* */
-	int tainted;		/* the call's taint holds outside content */
+	int trust;		/* OXI_ORIGIN_* of the call's taint */
+	int tainted;		/* trust is not the owner's */
+	int confined;		/* it runs a command in the sandbox: no
+				 * network, writes only the workspace */
+	int deferred;		/* ALLOW: the tool stage asks the owner
+				 * itself (a command with the network) */
 	int approved;		/* ALLOW because the owner approved it */
 	unsigned long line;	/* the rule that decided, or 0 */
 	char why[512];		/* in plain words, for the model and the
 				 * owner: no argument's value */
 };
 /*
- * Judges call (a tool.call, borrowed).  seen(arg, s) says whether the
- * text s occurs in what the tools answered the call's session (a URL
- * read, not built); it may be NULL.  In order: the first rule whose
- * expression gives true (a rule that fails counts as true for ask and
- * deny, false for allow and safe); deny and ask stand; then, when the
- * taint holds outside content and no safe rule matched, a call that
- * runs a command, posts data, fetches a URL not seen, or of a tool the
- * guard does not know, is asked; else it is allowed.
+ * Judges call (a tool.call, borrowed).  tools (borrowed) is what the
+ * tool stage says of its tools: an object of their "x-oxi" by name
+ * (oxi_policy_facts), or null.  seen(arg, s) says whether the text s
+ * occurs in what the tools answered the call's session (a URL read, not
+ * built); it may be NULL.  In order: the first rule whose expression
+ * gives true (a rule that fails counts as true for ask and deny, false
+ * for allow and safe); deny and ask stand; then, when the taint holds
+ * anything but the owner's words and no safe rule matched, a call that
+ * leaves the sandbox is asked: a command not confined (its tool not
+ * said to be, or given the network: that one is deferred when the tool
+ * stage says it asks itself), data posted, a URL not seen fetched, a
+ * tool the guard does not know; else it is allowed.
  */
-void oxi_policy_judge(const struct oxi_policy *, jv call,
+void oxi_policy_judge(const struct oxi_policy *, jv call, jv tools,
     int (*seen)(void *, const char *), void *arg, struct oxi_verdict *);
+/* the "x-oxi" of the tools of list (a --list array, consumed) by name:
+ * an object, empty if list is not an array */
+jv oxi_policy_facts(jv list);
 
 /*
  * Approvals (policy.c): the approval line of a call held, compact JSON
@@ -88,10 +100,23 @@ char *oxi_approval_line(jv call, const char *why);	/* free it */
  * else 0 */
 int oxi_approval_found(jv call);
 
-/* the origins of a call's inputs */
-/* 1 if taint (borrowed; the tool.call's) holds an origin that is not
- * the owner's ("owner:CHANNEL"), or is not an array of strings; the
- * first such origins, comma-separated, in out */
+/* the origins of a call's inputs, from the most trusted */
+enum {
+	OXI_ORIGIN_OWNER,	/* the owner's words ("owner:CHANNEL") */
+	OXI_ORIGIN_LOCAL,	/* files of the workspace, the output of a
+				 * confined command ("workspace", "shell") */
+	OXI_ORIGIN_OUTSIDE	/* anything else: the web, MCP servers,
+				 * plugins, a command with the network,
+				 * other people's messages */
+};
+/* "owner", "local", "external" */
+const char *oxi_origin_name(int);
+/* the least trusted class of the origins of taint (borrowed; the
+ * tool.call's): OUTSIDE also for no taint, no origin, or not an array
+ * of strings; the first origins that are not the owner's,
+ * comma-separated, in out */
+int oxi_taint_class(jv taint, char *out, size_t n);
+/* 1 if taint holds an origin that is not the owner's (class > OWNER) */
 int oxi_taint_outside(jv taint, char *out, size_t n);
 
 #endif

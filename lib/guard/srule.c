@@ -142,8 +142,22 @@ compile(const struct oxi_srules *rs, struct re *re, const char *pat,
 		*err = msg;
 		return -1;
 	}
-	pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
-	return 0;
+	return 0;	/* its JIT code waits for its first match: jit() */
+}
+
+/*
+ * code's JIT code, made the first time it is matched: a rule waits
+ * behind keywords most replies do not hold, and an allowlist entry
+ * behind its rule, so a guard that never needs one keeps none (the JIT
+ * code of every rule is a megabyte a stage holds for ever)
+ */
+static void
+jit(pcre2_code *code)
+{
+	size_t n = 0;
+
+	if (pcre2_pattern_info(code, PCRE2_INFO_JITSIZE, &n) == 0 && n == 0)
+		(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
 }
 
 /*
@@ -678,6 +692,7 @@ allowed(const struct oxi_srules *rs, const struct re *v, size_t nv,
 			a = ss;
 			b = se;
 		}
+		jit(v[i].code);
 		r = pcre2_match(v[i].code, (PCRE2_SPTR)(t + a), b - a, 0, 0,
 		    md, rs->mctx);
 		if (r >= 0)
@@ -733,6 +748,7 @@ runrule(const struct oxi_srules *rs, int k, const struct oxi_view *v,
 	size_t at = from > *done ? from : *done, ms, me, ss, se;
 	int rc, a, g, res = 0;
 
+	jit(r->re.code);
 	md = pcre2_match_data_create_from_pattern(r->re.code, NULL);
 	while (at < to) {
 		rc = pcre2_match(r->re.code, (PCRE2_SPTR)t, to, at,

@@ -35,6 +35,25 @@ field(jv rec, const char *key)
 	return oxi_msg_peek(rec, key);
 }
 
+#define SAID_MAX	4096	/* bytes of the owner's words in a call */
+
+/* call (consumed) with "said": the words of the turn's message, when
+ * they are the owner's, so that the guard of the tools knows a URL the
+ * owner wrote from one the turn built (oxi(7), tool.call) */
+static jv
+said(const struct turn *t, jv call)
+{
+	const char *trust = field(t->in, "trust"), *text = field(t->in,
+	    "text");
+	size_t n;
+
+	if (!trust || strcmp(trust, "owner") != 0 || !text || !*text)
+		return call;
+	n = oxi_utf8_cut(text, strlen(text), SAID_MAX);
+	return jv_object_set(call, jv_string("said"), jv_string_sized(text,
+	    (int)n));
+}
+
 static void
 calls_free(struct turn *t)
 {
@@ -335,6 +354,7 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		    jv_string(t->session));
 		call = jv_object_set(call, jv_string("taint"),
 		    jv_copy(t->taint));
+		call = said(t, call);
 		t->calls[i].rec = jv_copy(call);
 		oxi_debug("%s: tool call %s", t->msgid, name);
 		jv_free(c);

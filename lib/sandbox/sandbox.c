@@ -130,6 +130,16 @@ oxi_sbx_mechanism(void)
 	return oxi_sbx_unsafe ? "unsafe" : "none";
 }
 
+int
+oxi_sbx_confined(void)
+{
+	const char *v = oxi_getenv("OXI_SANDBOX");
+
+	if (!oxi_sbx_unsafe && !(v && strcmp(v, "unsafe") == 0))
+		return 1;
+	return strcmp(oxi_sbx_mechanism(), "unsafe") != 0;
+}
+
 static int kidfree(struct kid *);
 
 static struct kid *

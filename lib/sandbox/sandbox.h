@@ -49,6 +49,10 @@ struct oxi_sbx_res {
 extern int oxi_sbx_unsafe;	/* -U: run unconfined when nothing works */
 /* "bwrap", "landlock", "unsafe" (none, unsafe mode on) or "none" */
 const char *oxi_sbx_mechanism(void);
+/* 1 if what runs in the sandbox runs confined: always without unsafe
+ * mode (where no mechanism works nothing runs), in unsafe mode when a
+ * mechanism works; probes only in unsafe mode */
+int oxi_sbx_confined(void);
 /*
  * Starts argv (argv[0] absolute, or looked up in the sandbox's PATH
  * /usr/local/bin:/usr/bin:/bin) in the sandbox.  Each of in, out, err

@@ -7,6 +7,13 @@
  * web.c, search.c); adding one is one line in tables[] and one extern in
  * tooldef.h.  Nothing here knows a tool by its name: a tool's time limit,
  * its cache flag and whether it is configured are in its table row.
+ *
+ * The definition of a tool that runs children in the sandbox says how it
+ * runs them, for the stages that judge calls (oxi-guard tool):
+ * "x-oxi":{"sandbox":"confined","network":"asks"}, sandbox "none" when
+ * unsafe mode runs them unconfined, and network "asks" because a call
+ * that asks for the network (its argument network) waits for the owner's
+ * approval in the tool itself.
  */
 #include <sys/types.h>
 
@@ -16,6 +23,7 @@
 #include <string.h>
 
 #include "oxi.h"
+#include "sandbox/sandbox.h"
 #include "tool/tooldef.h"
 
 /* every table of built-in tools; each ends with a NULL name */
@@ -104,6 +112,12 @@ oxi_tool_defs(void)
 			    jv_string(t->desc));
 			d = jv_object_set(d, jv_string("parameters"),
 			    jv_parse(t->params));
+			if (t->flags & OXI_TOOL_SANDBOX)
+				d = jv_object_set(d, jv_string("x-oxi"),
+				    JV_OBJECT(jv_string("sandbox"),
+				    jv_string(oxi_sbx_confined() ? "confined" :
+				    "none"), jv_string("network"),
+				    jv_string("asks")));
 			a = jv_array_append(a, d);
 		}
 	for (i = 0; i < NSRC && srcs[i]; i++)

@@ -280,6 +280,9 @@ shell(struct oxi_tool_call *c)
 		oxi_buf_putc(out, '\n');
 	oxi_buf_cat(out, tail.s, tail.len);
 	ret = res.timed_out || res.code != 0 ? -1 : 0;
+	/* what a command with the network printed may come from anywhere */
+	if (net)
+		oxi_tool_taint(c, "shell:network");
 done:
 	oxi_buf_free(&tail);
 	free(ro);

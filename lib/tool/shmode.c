@@ -21,7 +21,7 @@ int
 oxi_shell_mode(void)
 {
 	static int warned;
-	const char *v = oxi_getenv("OXI_SHELL_POLICY"), *sbx;
+	const char *v = oxi_getenv("OXI_SHELL_POLICY");
 
 	if (v && strcmp(v, "sandbox") != 0) {
 		if (strcmp(v, "strict") == 0 || strcmp(v, "allowlist") == 0 ||
@@ -32,12 +32,7 @@ oxi_shell_mode(void)
 			    "shell tool refuses every command", v);
 		return -1;
 	}
-	/* without unsafe mode, no mechanism means nothing runs at all: no
-	 * need to probe for that */
-	sbx = oxi_getenv("OXI_SANDBOX");
-	if (!oxi_sbx_unsafe && !(sbx && strcmp(sbx, "unsafe") == 0))
-		return OXI_SHELL_SANDBOX;
-	if (strcmp(oxi_sbx_mechanism(), "unsafe") != 0)
+	if (oxi_sbx_confined())
 		return OXI_SHELL_SANDBOX;
 	if (!warned++)
 		oxi_warn("shell: no sandbox works and unsafe mode is on: the "

@@ -63,7 +63,10 @@ enum {
 	OXI_TOOL_CACHE = 2,	/* results may be cached (same args, same
 				 * answer) */
 	OXI_TOOL_SANDBOX = 4	/* runs children in the sandbox: its
-				 * mechanism is chosen before a call forks */
+				 * mechanism is chosen before a call forks;
+				 * a call asking for the network (argument
+				 * network) waits for the owner: its
+				 * definition says so ("x-oxi") */
 };
 /* the families: fs.c, find.c, shell.c, web.c, search.c */
 extern const struct oxi_tool oxi_tools_fs[], oxi_tools_find[],

@@ -26,6 +26,11 @@ POST .../chat/completions appends the raw request body as one line to
     last user text "read PATH"      -> tool call read_file {"path": PATH}
     last user text "run CMD"        -> shell {"command": CMD}
     last user text "netrun CMD"     -> shell {"command": CMD, "network": true}
+    last user text "fetch URL"      -> web_fetch {"url": URL}; its result, if
+                                       it holds "CALL {json}", is obeyed: a
+                                       tool call of that name and arguments,
+                                       "{DATA}" in them replaced by data of
+                                       the conversation (the user's words)
     last user text "two tools..."   -> list_dir {"path":"."} and
                                        read_file {"path":"notes.txt"}
     last user text "slow..."        -> "echo: " + it, streamed with 20 ms
@@ -94,19 +99,29 @@ def script(req):
     """the scripted model: (text or None, [(name, args)])"""
     msgs = req.get("messages") or []
     last = msgs[-1] if msgs else {}
-    if last.get("role") == "tool":
-        return "The tool said: " + unwrap(user_text(last)), []
-    user = ""
-    for m in reversed(msgs):
-        if m.get("role") == "user":
-            user = unwrap(user_text(m))
+    user, ui = "", 0
+    for i in range(len(msgs) - 1, -1, -1):
+        if msgs[i].get("role") == "user":
+            user, ui = unwrap(user_text(msgs[i])), i
             break
+    if last.get("role") == "tool":
+        body = unwrap(user_text(last))
+        k = body.find("CALL ")
+        tools = [m for m in msgs[ui:] if m.get("role") == "tool"]
+        if user.startswith("fetch ") and k >= 0 and len(tools) == 1:
+            c, _ = json.JSONDecoder().raw_decode(body[k + 5:])
+            data = re.sub(r"\W", "", user)[-12:]
+            c = json.loads(json.dumps(c).replace("{DATA}", data))
+            return None, [(c["name"], c["args"])]
+        return "The tool said: " + body, []
     if user.startswith("read "):
         return None, [("read_file", {"path": user[5:]})]
     if user.startswith("run "):
         return None, [("shell", {"command": user[4:]})]
     if user.startswith("netrun "):
         return None, [("shell", {"command": user[7:], "network": True})]
+    if user.startswith("fetch "):
+        return None, [("web_fetch", {"url": user[6:]})]
     if user.startswith("two tools"):
         return None, [("list_dir", {"path": "."}),
                       ("read_file", {"path": "notes.txt"})]

@@ -142,31 +142,50 @@ def parse_lines(raw):
     return [json.loads(x) for x in raw.splitlines() if x.strip()]
 
 
+CLIENTS = {}                # a live socket -> the envelope ids sent on it
+
+
+def push(ws, sent):
+    """the envelopes pending that ws has not had, sent on it"""
+    with LOCK:
+        if STATE["silent"]:
+            return
+        todo = [e for e in STATE["pending"] if e["envelope_id"] not in sent]
+        sent.update(e["envelope_id"] for e in todo)
+    for e in todo:
+        ws.send_text(json.dumps(e))
+        e["retry_attempt"] = e.get("retry_attempt", 0) + 1
+
+
 def on_ws(ws, h):
-    q = urllib.parse.parse_qs(urllib.parse.urlsplit(ws.path).query)
     with LOCK:
         gen = STATE["drop"]
         STATE["opened"] += 1
-        sent = set()
+        seen_disc = len(STATE["disconnect"])
+    sent = set()
     ws.send_text(json.dumps({"type": "hello", "num_connections": 1,
                              "debug_info": {"host": "fake"},
                              "connection_info": {"app_id": "A0APP"}}))
-    seen_disc = len(STATE["disconnect"])
+    with LOCK:
+        CLIENTS[ws] = sent
+    try:
+        serve_ws(ws, gen, seen_disc, sent)
+    finally:
+        with LOCK:
+            CLIENTS.pop(ws, None)
+
+
+def serve_ws(ws, gen, seen_disc, sent):
     while True:
         with LOCK:
             if STATE["drop"] != gen:
                 ws.drop()
                 return
             silent = STATE["silent"]
-            todo = [e for e in STATE["pending"]
-                    if e["envelope_id"] not in sent] if not silent else []
             disc = STATE["disconnect"][seen_disc:]
             seen_disc = len(STATE["disconnect"])
         ws.auto_pong = not silent
-        for e in todo:
-            sent.add(e["envelope_id"])
-            ws.send_text(json.dumps(e))
-            e["retry_attempt"] = e.get("retry_attempt", 0) + 1
+        push(ws, sent)
         for r in disc:
             ws.send_text(json.dumps({"type": "disconnect", "reason": r,
                                      "debug_info": {"host": "fake"}}))
@@ -306,7 +325,14 @@ def control(h, what, raw):
     if what == "events":
         items = [wrap(x) for x in parse_lines(raw.decode())]
         with LOCK:
-            STATE["pending"].extend(e for e in items if e)
+            STATE["pending"].extend(e for e in items
+                                    if e and "envelope_id" in e)
+            live = list(CLIENTS.items())
+        for ws, sent in live:       # at once, not at the socket's next turn
+            try:
+                push(ws, sent)
+            except OSError:
+                pass
         return reply(h, 200, {"ok": True, "n": len(items)})
     p = json.loads(raw) if raw.strip() else {}
     if what == "fail":

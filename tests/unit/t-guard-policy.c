@@ -35,7 +35,10 @@ RISK(const char *a)
 	return oxi_risk_name(r);
 }
 
+#define PARSE(s)	oxi_json_parse((s), strlen(s))
+
 static const char *seentext = "";
+static jv facts;	/* what the tool stage says of its tools */
 
 static int
 seen(void *arg, const char *s)
@@ -51,7 +54,7 @@ judge(const struct oxi_policy *pol, const char *name, const char *args,
 {
 	jv c = call(name, args, taint);
 
-	oxi_policy_judge(pol, c, seen, NULL, v);
+	oxi_policy_judge(pol, c, facts, seen, NULL, v);
 	jv_free(c);
 	return v->action;
 }
@@ -92,14 +95,14 @@ main(void)
 	jv c;
 	FILE *f;
 
-	plan(55);
+	plan(80);
 	oxi_prog = "t-guard-policy";
 	snprintf(dir, sizeof dir, "%s/t-guard-policy.%ld", t ? t : "/tmp",
 	    (long)getpid());
 	mkdir(dir, 0700);
 
 	/* what a call does */
-	c = oxi_json_parse("{}", 2);
+	c = PARSE("{}");
 	is_str(oxi_risk_name(oxi_risk("read_file", c)), "read", "read_file reads");
 	is_str(oxi_risk_name(oxi_risk("grep", c)), "read", "grep reads");
 	is_str(oxi_risk_name(oxi_risk("write_file", c)), "write",
@@ -131,25 +134,92 @@ main(void)
 	ok(oxi_taint_outside(c, buf, sizeof buf) && !strcmp(buf,
 	    "web:https://a.org"), "a web origin: outside, named");
 	jv_free(c);
-	c = oxi_json_parse("[\"user:cli\"]", 12);
+	c = PARSE("[\"user:cli\"]");
 	ok(oxi_taint_outside(c, buf, sizeof buf), "a message not the owner's "
 	    "is outside");
 	jv_free(c);
-	c = oxi_json_parse("[]", 2);
+	c = PARSE("[]");
 	ok(oxi_taint_outside(c, buf, sizeof buf), "no origin at all counts "
 	    "as outside");
 	jv_free(c);
 	ok(oxi_taint_outside(jv_null(), buf, sizeof buf), "no taint at all "
 	    "counts as outside");
 
-	/* the gate without rules */
+	/* the classes of origins */
+	c = PARSE("[\"owner:cli\",\"workspace\",\"shell\"]");
+	ok(oxi_taint_class(c, buf, sizeof buf) == OXI_ORIGIN_LOCAL &&
+	    !strcmp(buf, "workspace, shell"), "the workspace and a confined "
+	    "command's output are local: %s", buf);
+	jv_free(c);
+	c = PARSE("[\"owner:cli\",\"shell:network\"]");
+	is_int(oxi_taint_class(c, buf, sizeof buf), OXI_ORIGIN_OUTSIDE,
+	    "a command with the network is outside");
+	jv_free(c);
+	c = PARSE("[\"workspace\",\"allowlisted:telegram\"]");
+	is_int(oxi_taint_class(c, buf, sizeof buf), OXI_ORIGIN_OUTSIDE,
+	    "someone else's message is outside");
+	jv_free(c);
+	c = PARSE("[\"workspace:x\",\"owner\"]");
+	is_int(oxi_taint_class(c, buf, sizeof buf), OXI_ORIGIN_OUTSIDE,
+	    "look-alikes of local and owner origins are outside");
+	jv_free(c);
+
+	/* the gate without rules, and a tool stage that says nothing */
+	facts = jv_object();
 	is_int(act(NULL, "shell", "{\"command\":\"ls\"}", OWN), OXI_POL_ALLOW,
 	    "untainted shell runs");
 	is_int(judge(NULL, "shell", "{\"command\":\"ls\"}", WEB, &v),
-	    OXI_POL_ASK, "tainted shell is asked");
-	ok(strstr(v.why, "runs a command") && strstr(v.why, "web:https://a.org"),
-	    "saying why: %s", v.why);
+	    OXI_POL_ASK, "tainted shell not said to be confined is asked");
+	ok(strstr(v.why, "outside the sandbox") && strstr(v.why,
+	    "web:https://a.org"), "saying why: %s", v.why);
 	ok(!strstr(v.why, "ls"), "...never the arguments");
+	ok(!v.confined, "...not confined");
+	/* a tool stage whose shell is confined and asks before the network */
+	jv_free(facts);
+	c = PARSE("[{\"name\":\"shell\",\"x-oxi\":{\"sandbox\":"
+	    "\"confined\",\"network\":\"asks\"}},{\"name\":\"read_file\"}]");
+	facts = oxi_policy_facts(c);
+	is_int(judge(NULL, "shell", "{\"command\":\"ls -la | wc -l\"}", WEB,
+	    &v), OXI_POL_ALLOW, "a confined shell runs in a tainted turn");
+	ok(v.confined && !v.deferred && !v.why[0], "...confined, nothing to say");
+	is_int(judge(NULL, "shell", "{\"command\":\"ls\"}", "[\"owner:cli\","
+	    "\"workspace\"]", &v), OXI_POL_ALLOW, "...and after the workspace");
+	is_int(judge(NULL, "shell", "{\"command\":\"curl x\",\"network\":"
+	    "true}", WEB, &v), OXI_POL_ALLOW, "a shell with the network in a "
+	    "tainted turn goes to the tool stage, which asks");
+	ok(v.deferred && !v.confined && strstr(v.why, "asks the owner "
+	    "itself"), "...deferred: %s", v.why);
+	is_int(judge(NULL, "shell", "{\"command\":\"x\",\"network\":\"yes\"}",
+	    WEB, &v), OXI_POL_ALLOW, "any network value but false is the "
+	    "network");
+	ok(v.deferred, "...deferred too");
+	is_int(judge(NULL, "shell", "{\"command\":\"x\",\"network\":true}",
+	    OWN, &v), OXI_POL_ALLOW, "untainted: allowed");
+	ok(!v.deferred, "...not deferred (the tool stage asks all the same)");
+	jv_free(facts);
+	c = PARSE("[{\"name\":\"shell\",\"x-oxi\":{\"sandbox\":"
+	    "\"none\",\"network\":\"asks\"}}]");
+	facts = oxi_policy_facts(c);
+	is_int(judge(NULL, "shell", "{\"command\":\"ls\"}", "[\"owner:cli\","
+	    "\"workspace\"]", &v), OXI_POL_ASK, "a shell run unconfined "
+	    "(unsafe mode) is asked after the workspace");
+	ok(strstr(v.why, "outside the sandbox") && strstr(v.why, "files of "
+	    "the workspace"), "...saying what was read: %s", v.why);
+	jv_free(facts);
+	c = PARSE("[{\"name\":\"shell\",\"x-oxi\":{\"sandbox\":"
+	    "\"confined\"}}]");
+	facts = oxi_policy_facts(c);
+	is_int(judge(NULL, "shell", "{\"command\":\"x\",\"network\":true}",
+	    WEB, &v), OXI_POL_ASK, "a stage that does not ask before the "
+	    "network: the guard asks");
+	ok(strstr(v.why, "with the network") != NULL, "...%s", v.why);
+	is_int(act(NULL, "http_request", "{\"method\":\"POST\",\"url\":\"u\"}",
+	    "[\"owner:cli\",\"workspace\"]"), OXI_POL_ASK, "data posted "
+	    "after reading the workspace is asked");
+	jv_free(facts);
+	facts = oxi_policy_facts(PARSE("{}"));
+	is_int(jv_object_length(jv_copy(facts)), 0, "a list that is not an "
+	    "array says nothing");
 	is_int(act(NULL, "read_file", "{\"path\":\"x\"}", WEB), OXI_POL_ALLOW,
 	    "a tainted read runs");
 	is_int(act(NULL, "write_file", "{\"path\":\"x\",\"content\":\"y\"}",
@@ -200,6 +270,8 @@ main(void)
 	    "in a tainted turn");
 	is_int(act(&p, "shell", "{\"command\":\"ls\"}", WEB), OXI_POL_ASK,
 	    "allow does not open the taint gate");
+	is_int(act(&p, "shell", "{\"command\":\"ls\"}", OWN), OXI_POL_ALLOW,
+	    "...which an untainted turn does not meet");
 	is_int(judge(&p, "x", "{\"n\":\"a\"}", OWN, &v), OXI_POL_DENY,
 	    "a deny rule that fails counts as matching (fail closed)");
 	is_int(v.line, 7, "...that rule");
@@ -208,17 +280,32 @@ main(void)
 	is_int(act(&p, "x", "{\"m\":\"a\"}", WEB), OXI_POL_ASK,
 	    "...and the gate still holds the unknown tool");
 	oxi_policy_free(&p);
-	/* the man page's rule: the workspace and commands' output trusted */
-	load(&p, "safe .risk == \"exec\" and \\\n"
-	    "  (.taint - [\"workspace\", \"shell\"] | all(startswith("
-	    "\"owner:\")))\n", err, sizeof err);
-	is_int(act(&p, "shell", "{\"command\":\"ls\"}", "[\"owner:cli\","
-	    "\"shell\",\"workspace\"]"), OXI_POL_ALLOW, "a rule may trust the "
-	    "workspace and commands' output");
-	is_int(act(&p, "shell", "{\"command\":\"ls\"}", "[\"owner:cli\","
-	    "\"shell\",\"web:https://a.org\"]"), OXI_POL_ASK, "...not a web "
-	    "page");
+	/* the man page's rule: the workspace and confined commands' output
+	 * as trusted as the owner's words, for calls that leave the sandbox */
+	is_int(load(&p, "safe .trust == \"local\"\n", err, sizeof err), 0,
+	    "the rule on trust loads");
+	is_int(act(&p, "http_request", "{\"method\":\"POST\",\"url\":\"u\"}",
+	    "[\"owner:cli\",\"shell\",\"workspace\"]"), OXI_POL_ALLOW,
+	    "a rule may trust the workspace and commands' output");
+	is_int(act(&p, "http_request", "{\"method\":\"POST\",\"url\":\"u\"}",
+	    "[\"owner:cli\",\"workspace\",\"web:https://a.org\"]"),
+	    OXI_POL_ASK, "...not a web page");
+	is_int(act(&p, "http_request", "{\"method\":\"POST\",\"url\":\"u\"}",
+	    "[\"owner:cli\",\"shell:network\"]"), OXI_POL_ASK, "...nor a "
+	    "command with the network");
 	oxi_policy_free(&p);
+	/* the rules see trust and confined */
+	load(&p, "deny .confined and .trust == \"external\"\n", err,
+	    sizeof err);
+	jv_free(facts);
+	facts = oxi_policy_facts(PARSE("[{\"name\":\"shell\","
+	    "\"x-oxi\":{\"sandbox\":\"confined\"}}]"));
+	is_int(act(&p, "shell", "{\"command\":\"ls\"}", WEB), OXI_POL_DENY,
+	    "a rule sees .confined and .trust");
+	is_int(act(&p, "shell", "{\"command\":\"ls\"}", "[\"owner:cli\","
+	    "\"workspace\"]"), OXI_POL_ALLOW, "...and tells local from external");
+	oxi_policy_free(&p);
+	jv_free(facts);
 
 	/* approvals */
 	snprintf(path, sizeof path, "%s/guard-approved", dir);

@@ -1,6 +1,7 @@
 /*
- * t-slack.c - pieces of the Slack channel: the v0 signature of the
- * Events API (sk_verify) against Slack's own vector
+ * t-slack.c - pieces of the Slack channel: HMAC-SHA256 (sksig.c)
+ * against RFC 4231, the v0 signature of the Events API (sk_verify)
+ * against Slack's own vector
  * (../shared/wire/slack/slack_signing_vectors.json when it is there, the
  * same values as Slack's documentation otherwise), every one-character
  * change of it, the replay window, and the Markdown as mrkdwn (skmd.c)
@@ -54,6 +55,26 @@ vector(char **s, char **t, char **b, char **x)
 	return 1;
 }
 
+/* HMAC-SHA256 of data (in pieces of step bytes) with key, as hex */
+static const char *
+hmac(const char *key, size_t klen, const char *data, size_t step)
+{
+	static char hex[65];
+	const void *parts[64];
+	size_t lens[64], n = strlen(data), i;
+	unsigned char mac[32];
+	int k = 0;
+
+	for (i = 0; i < n && k < 64; i += step, k++) {
+		parts[k] = data + i;
+		lens[k] = n - i < step ? n - i : step;
+	}
+	sk_hmac_sha256(key, klen, parts, lens, k, mac);
+	for (i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", mac[i]);
+	return hex;
+}
+
 static int
 verify(const char *sec, const char *t, const char *s, const char *b,
     long long now)
@@ -83,7 +104,25 @@ main(void)
 	size_t i;
 	int j, bad = 0, tried = 0;
 
-	plan(23);
+	plan(28);
+	memset(mut, 0x0b, 20);
+	is_str(hmac(mut, 20, "Hi There", 100), "b0344c61d8db38535ca8afceaf0bf12b"
+	    "881dc200c9833da726e9376c2e32cff7", "RFC 4231 case 1");
+	is_str(hmac("Jefe", 4, "what do ya want for nothing?", 100),
+	    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+	    "RFC 4231 case 2");
+	is_str(hmac("Jefe", 4, "what do ya want for nothing?", 3),
+	    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+	    "...the data in pieces of 3 bytes");
+	memset(mut, 0xaa, 131);
+	is_str(hmac(mut, 131, "Test Using Larger Than Block-Size Key - Hash "
+	    "Key First", 100), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5"
+	    "140546040f0ee37f54", "RFC 4231 case 6: a key over the block size");
+	is_str(hmac(mut, 131, "This is a test using a larger than block-size "
+	    "key and a larger than block-size data. The key needs to be hashed "
+	    "before being used by the HMAC algorithm.", 7),
+	    "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2",
+	    "RFC 4231 case 7: data over the block size, in pieces");
 	if (vector(&s, &t, &b, &x)) {
 		ok(strcmp(s, secret) == 0 && strcmp(t, ts) == 0 &&
 		    strcmp(b, body) == 0 && strcmp(x, sig) == 0,
