@@ -20,10 +20,10 @@ dc_start() {
 
 dc_ctl() {
 	if [ $# -gt 1 ]; then
-		printf '%s' "$2" | curl -sS --data-binary @- \
-			"http://127.0.0.1:$PORT/control/$1"
+		printf '%s' "$2" >"$TMP/.ctl"
+		fake_ctl "$1" "$TMP/.ctl"
 	else
-		curl -sS "http://127.0.0.1:$PORT/control/$1"
+		fake_ctl "$1"
 	fi
 }
 
@@ -38,16 +38,7 @@ print(v if isinstance(v, (int, str)) else json.dumps(v))' "$1"
 }
 
 dc_recv() {
-	_out=$1 _err=$2
-	shift 2
-	rm -f "$TMP/ready"
-	mkfifo "$TMP/ready"
-	$RECV_WRAP oxi-recv -d 3 "$@" discord >"$_out" 2>"$_err" \
-		3>"$TMP/ready" &
-	RECV_PID=$!
-	_bgpids="$_bgpids $RECV_PID"
-	timeout 20 sh -c 'read -r _ <"$0"' "$TMP/ready"
-	rm -f "$TMP/ready"
+	chan_recv discord "$@"
 }
 
 dc_stop() {
