@@ -149,6 +149,24 @@ int ch_file_open(const char *dest, struct oxi_buf *tmp, int *temp, char *err,
     size_t len);
 int ch_file_done(int fd, struct oxi_buf *tmp, const char *dest, int ok,
     char *err, size_t len);
+/*
+ * chwait.c: the loop of a sender, until its input ends and all is
+ * delivered, or SIGTERM and the calls in flight have ended: records of
+ * in taken into sent (ch_sent_take, to sink), out's calls started
+ * (due: ms to the next one due, or -1) and their answers read on loop,
+ * with in and the signal pipe sigfd; sent pruned every hour.  The
+ * status of ch_sent_take.  Dies 111 when stdin or libcurl fails.
+ */
+#define CH_PRUNE_MS	3600000
+struct ch_out {
+	long (*due)(void *arg);	/* starts what is due: ms to the next */
+	int (*busy)(void *arg);	/* jobs queued or calls in flight */
+	int *inflight;		/* calls in flight */
+	int *stopping;		/* set at SIGTERM: nothing new starts */
+	void *arg;
+};
+int ch_sent_run(struct ch_sent *, struct oxi_nd *in, const struct ch_sink *,
+    const struct ch_out *, struct oxi_http_loop *loop, int sigfd);
 
 /* chopt.c: a setting of two words: $name (else dflt) as its index in
  * words (a NULL-terminated list of two); dies 100 on another value */

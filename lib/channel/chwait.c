@@ -1,7 +1,9 @@
 /*
  * chwait.c - what the channels' HTTP clients share (tgapi.c, dcapi.c):
  * waiting for a transfer on their loop, a pause that SIGTERM cuts short,
- * and a download written to a temporary file renamed into place
+ * a download written to a temporary file renamed into place; and the
+ * loop of a sender (tgsend.c, dcsend.c): records taken, calls started
+ * and their answers read, until the input ends or SIGTERM
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -105,4 +107,48 @@ ch_file_done(int fd, struct oxi_buf *tmp, const char *dest, int ok,
 		unlink(tmp->s);
 	oxi_buf_free(tmp);
 	return ok;
+}
+
+int
+ch_sent_run(struct ch_sent *sent, struct oxi_nd *in,
+    const struct ch_sink *sink, const struct ch_out *out,
+    struct oxi_http_loop *loop, int sigfd)
+{
+	struct pollfd pfd[2];
+	long long pruned = oxi_clock_ms();
+	long wait;
+	int status = 0, n;
+
+	for (;;) {
+		status |= ch_sent_take(sent, in, sink);
+		if (oxi_sig_term && !*out->stopping) {
+			oxi_info("stopping: %d call(s) in flight",
+			    *out->inflight);
+			*out->stopping = 1;
+		}
+		wait = out->due(out->arg);
+		if (*out->stopping ? *out->inflight == 0 :
+		    in->eof && !out->busy(out->arg))
+			break;
+		if (oxi_clock_ms() - pruned > CH_PRUNE_MS) {
+			ch_sent_prune(sent);
+			pruned = oxi_clock_ms();
+		}
+		n = 0;
+		pfd[n].fd = sigfd;
+		pfd[n++].events = POLLIN;
+		if (!in->eof && !*out->stopping) {
+			pfd[n].fd = in->fd;
+			pfd[n++].events = POLLIN;
+		}
+		pfd[0].revents = pfd[1].revents = 0;
+		if (oxi_http_poll(loop, pfd, n, (int)wait) < 0)
+			oxi_die(OXI_EX_TEMP, "unable to run the HTTP calls");
+		if (pfd[0].revents)
+			oxi_sig_drain();
+		if (n > 1 && pfd[1].revents && oxi_nd_fill(in) < 0 &&
+		    errno != EINTR && errno != EAGAIN)
+			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
+	}
+	return status;
 }

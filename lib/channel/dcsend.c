@@ -17,7 +17,6 @@
  * waits in the ledger.  End of input: what is queued is delivered first.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,6 @@
 
 #define EDIT_MS		1000		/* drafts: one edit a second */
 #define TYPING_MS	8000		/* typing lasts 10 s on the screen */
-#define PRUNE_MS	3600000		/* the ledger is pruned so often */
 
 static void
 settings(struct dctx *tx, const struct oxi_chan_opts *o)
@@ -64,17 +62,28 @@ checktoken(struct dctx *tx)
 	dc_res_free(&res);
 }
 
+static long
+due(void *tx)
+{
+	return dc_out_due(tx);
+}
+
+static int
+busy(void *tx)
+{
+	return dc_out_busy(tx);
+}
+
 int
 oxi_dc_send(const struct oxi_chan_opts *o, const char **what)
 {
 	struct dctx tx;
 	const struct ch_sink sink = { dc_out_job, dc_out_draft, dc_out_typing,
 		&tx };
+	const struct ch_out out = { due, busy, &tx.inflight, &tx.stopping,
+		&tx };
 	struct oxi_nd in;
-	struct pollfd pfd[2];
-	long long pruned;
-	long wait;
-	int status = 0, n;
+	int status;
 
 	(void)what;
 	memset(&tx, 0, sizeof tx);
@@ -85,7 +94,6 @@ oxi_dc_send(const struct oxi_chan_opts *o, const char **what)
 	ch_sent_open(&tx.sent, "discord", tx.dc.account, o->rcptfd >= 0 ?
 	    o->rcptfd : 1);
 	ch_sent_prune(&tx.sent);
-	pruned = oxi_clock_ms();
 	oxi_nd_init(&in, 0, "stdin");
 	in.max = o->max;
 	if (oxi_nd_peek(&in) < 0)
@@ -93,36 +101,8 @@ oxi_dc_send(const struct oxi_chan_opts *o, const char **what)
 	ch_sent_load(&tx.sent, dc_out_job, &tx);
 	checktoken(&tx);
 	oxi_notify(o->notif);
-	for (;;) {
-		status |= ch_sent_take(&tx.sent, &in, &sink);
-		if (oxi_sig_term && !tx.stopping) {
-			oxi_info("stopping: %d call(s) in flight", tx.inflight);
-			tx.stopping = 1;
-		}
-		wait = dc_out_due(&tx);
-		if (tx.stopping ? tx.inflight == 0 :
-		    in.eof && !dc_out_busy(&tx))
-			break;
-		if (oxi_clock_ms() - pruned > PRUNE_MS) {
-			ch_sent_prune(&tx.sent);
-			pruned = oxi_clock_ms();
-		}
-		n = 0;
-		pfd[n].fd = tx.dc.sigfd;
-		pfd[n++].events = POLLIN;
-		if (!in.eof && !tx.stopping) {
-			pfd[n].fd = in.fd;
-			pfd[n++].events = POLLIN;
-		}
-		pfd[0].revents = pfd[1].revents = 0;
-		if (oxi_http_poll(tx.dc.loop, pfd, n, (int)wait) < 0)
-			oxi_die(OXI_EX_TEMP, "unable to run the HTTP calls");
-		if (pfd[0].revents)
-			oxi_sig_drain();
-		if (n > 1 && pfd[1].revents && oxi_nd_fill(&in) < 0 &&
-		    errno != EINTR && errno != EAGAIN)
-			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-	}
+	status = ch_sent_run(&tx.sent, &in, &sink, &out, tx.dc.loop,
+	    tx.dc.sigfd);
 	dc_out_free(&tx);
 	oxi_nd_free(&in);
 	ch_sent_close(&tx.sent);
