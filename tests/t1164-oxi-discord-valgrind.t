@@ -9,7 +9,7 @@ command -v valgrind >/dev/null || skip_all "no valgrind"
 nm "$TOP/bin/oxi-recv" 2>/dev/null | grep -q __asan_init && skip_all "an ASan build"
 plan 4
 
-VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
+VG="valgrind -q --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
 mkdir -p "$TMP/files"
 head -c 5000 /dev/urandom >"$TMP/files/p.png"
 dc_start --heartbeat 300 --files "$TMP/files" \
