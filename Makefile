@@ -4,7 +4,8 @@
 
 include config.mk
 
-CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool
+CMDS = oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-cron \
+	oxi-vault oxi-doctor
 SCRIPTS = oxi-chat oxi-svc
 # programs the commands run, installed in LIBEXECDIR: oxi-chan, the
 # channels but the terminal, which oxi-recv and oxi-send exec(2)
@@ -29,6 +30,9 @@ LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-tool  = $(JQ_LIBS) $(PCRE2_LIBS) $(CURL_LIBS) $(SODIUM_LIBS)
+LIBS_oxi-vault = $(SODIUM_LIBS) $(JQ_LIBS)
+LIBS_oxi-doctor = $(LIBS_ALL)
+LIBS_oxi-cron  = $(SQLITE_LIBS) $(JQ_LIBS)
 LIBS_ALL = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(PCRE2_LIBS) \
 	$(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
 
@@ -50,6 +54,9 @@ SBX_OBJ != ls lib/sandbox/*.c | sed 's/c$$/o/'
 CHAN_OBJ != ls lib/channel/*.c | sed 's/c$$/o/'
 GUARD_OBJ != ls lib/guard/*.c | sed 's/c$$/o/'
 LOOP_OBJ != ls lib/loop/*.c | sed 's/c$$/o/'
+VAULT_OBJ != ls lib/vault/*.c | sed 's/c$$/o/'
+DOCTOR_OBJ != ls lib/doctor/*.c | sed 's/c$$/o/'
+CRON_OBJ != ls lib/cron/*.c | sed 's/c$$/o/'
 NET_H != ls lib/net/*.h
 LLM_H != ls lib/llm/*.h
 TOOL_H != ls lib/tool/*.h
@@ -64,6 +71,10 @@ CHAN_H != ls lib/channel/*.h
 $(CHAN_OBJ): $(NET_H) $(CHAN_H)
 $(GUARD_OBJ): $(GUARD_H)
 $(LOOP_OBJ): lib/loop/loop.h
+$(VAULT_OBJ): lib/vault/vault.h
+$(DOCTOR_OBJ): lib/doctor/doctor.h lib/vault/vault.h $(NET_H) $(LLM_H) \
+	$(TOOL_H) $(SBX_H) $(CHAN_H)
+$(CRON_OBJ): lib/cron/cron.h
 
 lib/liboxi.a: $(LIBOBJ)
 	rm -f $@
@@ -164,7 +175,7 @@ FUZZ_ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) -std=c99 $(WFLAGS) \
 	$(JQ_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS) \
 	$(PCRE2_CFLAGS) $(MHD_CFLAGS) $(MD4C_CFLAGS) $(FUZZ_CFLAGS)
 FUZZ_DIALECTS = openai anthropic gemini ollama responses
-FUZZ_HARNESSES = nd sse json html url shpolicy tgmd tgupdate discord leak ws slack \
+FUZZ_HARNESSES = nd sse json html url shpolicy tgmd tgupdate discord leak ws slack cron \
 	$(FUZZ_DIALECTS)
 FUZZ_OBJ = $(LIBSRC:lib/%.c=tests/fuzz/obj/%.o)
 FUZZ_LIB = tests/fuzz/obj/liboxi.a

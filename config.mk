@@ -42,9 +42,10 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
 
 # Debian packages the build and the tests need (make deps); bubblewrap is
 # needed at run time too: the sandbox of oxi-tool (else Landlock + seccomp);
-# clang, libclang-rt-dev (libFuzzer) and llvm (llvm-symbolizer) for make fuzz
+# clang, libclang-rt-dev (libFuzzer) and llvm (llvm-symbolizer) for make fuzz;
+# tzdata: the time zones of oxi-cron, at run time too
 DEPS_BUILD = gcc make pkg-config libc6-dev libjq-dev libcurl4-openssl-dev \
 	libsqlite3-dev libsodium-dev libpcre2-dev libmicrohttpd-dev libmd4c-dev \
-	bubblewrap
+	bubblewrap tzdata
 DEPS_TEST = perl python3 mandoc bsdextrautils valgrind clang libclang-rt-dev \
-	llvm tmux
+	llvm tmux gdb

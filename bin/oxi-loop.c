@@ -267,6 +267,12 @@ from_stdin(jv rec, struct oxi_nd *in)
 			loopfail();
 		return;
 	}
+	/* oxi-cron's answer to a schedule tool (oxi-loop(1), SCHEDULES) */
+	if (strcmp(type, "tool.result") == 0) {
+		if (oxi_loop_tool(loop, rec) < 0)
+			loopfail();
+		return;
+	}
 	if (strcmp(type, "msg.in") != 0) {
 		oxi_nd_pass(in);
 		jv_free(rec);

@@ -306,3 +306,28 @@ print("\n".join(k for k in s if k.isprintable()))' "$1" 2>/dev/null |
 done_testing() {
 	[ "$_fail" = 0 ]
 }
+
+# stage_pids NAME: the pids of this test's processes (its OXI_HOME)
+# running the program NAME; env_keys PID: the *_API_KEY variables that
+# hold a value in the environment of PID, sorted, on one line
+stage_pids() {
+	for _p in /proc/[0-9]*; do
+		{ tr '\0' '\n' <"$_p/environ"; } 2>/dev/null |
+		    grep -qx "OXI_HOME=$OXI_HOME" || continue
+		_a=$({ tr '\0' '\n' <"$_p/cmdline"; } 2>/dev/null | head -n 1)
+		[ "${_a##*/}" = "$1" ] && echo "${_p#/proc/}"
+	done
+}
+env_keys() {
+	tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^\([A-Z_]*_API_KEY\)=..*/\1/p' |
+	    sort | tr '\n' ' '
+}
+# keyless NAME...: no process of the programs NAME holds a key (env_keys)
+keyless() {
+	for _s in "$@"; do
+		for _p in $(stage_pids "$_s"); do
+			[ -z "$(env_keys "$_p")" ] ||
+				{ echo "$_s $_p: $(env_keys "$_p")"; return 1; }
+		done
+	done
+}

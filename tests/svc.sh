@@ -119,7 +119,7 @@ svc_secrets() {
 		_got=$(printf '%s\n' "$_e" | grep -q -- "$TOK" && printf 'token '
 		    printf '%s\n' "$_e" | grep -q -- "$KEY" && printf 'key '
 		    [ -z "${1:-}" ] || printf '%s\n' "$_e" | sed -n 's/=.*//p' |
-		    grep -vx 'PATH\|PWD\|HOME\|OXI_HOME\|OXI_CONFIG_DIR\|OXI_LLM\|OXI_TOOL\|OXI_MODEL\|OXI_CANARY_KEY_FILE\|TELEGRAM_BOT_TOKEN\|OPENAI_API_KEY' |
+		    grep -vx 'PATH\|PWD\|HOME\|OXI_HOME\|OXI_CONFIG_DIR\|OXI_LLM\|OXI_TOOL\|OXI_CRON\|OXI_MODEL\|OXI_CANARY_KEY_FILE\|TELEGRAM_BOT_TOKEN\|OPENAI_API_KEY' |
 		    tr '\n' ' ')
 		case $_s in
 		recv|send) _want="token " ;;
@@ -160,4 +160,19 @@ svc_restarted() {
 		grep -q " $_s $(svc_pid $_s)\$" "$TMP/killed" && return 1
 	done
 	return 0
+}
+
+# svc_say PORT TEXT N: user 4242 writes TEXT (message N) to the bot of the
+# fake Bot API on PORT in a private chat
+svc_say() {
+	python3 -c '
+import json, sys, urllib.request
+u = {"message": {"message_id": int(sys.argv[3]), "date": 1790000000,
+     "from": {"id": 4242, "is_bot": False, "first_name": "Ann"},
+     "chat": {"id": 4242, "type": "private", "first_name": "Ann"},
+     "text": sys.argv[2]}}
+urllib.request.urlopen(urllib.request.Request(
+    "http://127.0.0.1:%s/control/updates" % sys.argv[1],
+    data=json.dumps([u]).encode(), method="POST"), timeout=30).read()
+' "$1" "$2" "$3"
 }

@@ -13,7 +13,7 @@ PER=10
 FEED_SECONDS=10
 TOK=123456:S3CR3T-e2e-bot-token
 KEY=sk-S3CR3T-e2e-model-key-0123
-stages="recv guard-in loop guard-out send llm tool"
+stages="recv guard-in loop cron guard-out send llm tool"
 
 fake_server telegram.py --token "$TOK" --log "$TMP/tg.log"
 TGPORT=$PORT

@@ -10,7 +10,7 @@ plan 12
 TOK=123456:S3CR3T-bot-token
 KEY=sk-S3CR3T-model-key-0123
 export TELEGRAM_BOT_TOKEN=$TOK OPENAI_API_KEY=$KEY
-stages="recv guard-in loop guard-out send llm tool"
+stages="recv guard-in loop cron guard-out send llm tool"
 
 # the stand-ins, beside a copy of oxi-svc so that the tree runs them: a
 # stage says it is ready on -d, exits 100 while $TMP/fail/NAME exists,
@@ -21,7 +21,7 @@ cat >"$TMP/bin/stage" <<EOT
 #!/bin/sh
 name=\${0##*/}
 fd=
-while getopts a:d:j o; do [ "\$o" = d ] && fd=\$OPTARG; done
+while getopts a:d:jo: o; do [ "\$o" = d ] && fd=\$OPTARG; done
 shift \$((OPTIND - 1))
 [ \$# -gt 0 ] && name=\$name-\$1
 [ -e "$TMP/fail/\$name" ] && { echo "\$name: fatal: told to fail" >&2; exit 100; }
@@ -30,7 +30,7 @@ case \$name in oxi-recv-*) exec sleep 100000 ;; esac
 exec sed -u "s/\\\$/ \$name/"
 EOT
 chmod +x "$TMP/bin/stage"
-for s in oxi-recv oxi-guard oxi-loop oxi-send oxi-llm oxi-tool; do
+for s in oxi-recv oxi-guard oxi-loop oxi-cron oxi-send oxi-llm oxi-tool; do
 	ln -s stage "$TMP/bin/$s"
 done
 
@@ -47,9 +47,9 @@ check 'each stage holds only its own secret, and nothing inherited' \
 
 LOG=$T/send/log/main/current
 # sent N: the records that reached send's log, in order
-sent() { sed -n 's/.* \(m[0-9]*\) oxi-guard-in oxi-loop oxi-guard-out oxi-send-telegram$/\1/p' "$LOG" 2>/dev/null | tr '\n' ' '; }
+sent() { sed -n 's/.* \(m[0-9]*\) oxi-guard-in oxi-loop oxi-cron oxi-guard-out oxi-send-telegram$/\1/p' "$LOG" 2>/dev/null | tr '\n' ' '; }
 printf 'm1\n' 1<>"$F/guard-in.in"
-check 'a record goes guard-in, loop, guard-out, send through the FIFOs' \
+check 'a record goes guard-in, loop, cron, guard-out, send through the FIFOs' \
 	'wait_until 20 "[ \"\$(sent)\" = \"m1 \" ]"'
 
 svc_ctl down loop
@@ -64,7 +64,7 @@ check '...and once it is up, what waited in its FIFO arrives, in order' \
 
 # kill -9 of each stage and of the holder: a new process each time
 before=
-for s in guard-in loop guard-out send fifos llm tool recv; do
+for s in guard-in loop cron guard-out send fifos llm tool recv; do
 	before="$before $s=$(svc_pid $s)"
 	svc_ctl kill $s
 done
@@ -81,7 +81,7 @@ printf 'm5\n' 1<>"$F/guard-in.in"
 check '...and records pass again' \
 	'wait_until 20 "[ \"\$(sent)\" = \"m1 m2 m3 m4 m5 \" ]"'
 check 'the FIFOs are still FIFOs, 0600' \
-	'[ "$(find "$F" -type p -perm 0600 | wc -l)" = 8 ]'
+	'[ "$(find "$F" -type p -perm 0600 | wc -l)" = 9 ]'
 
 : >"$TMP/fail/oxi-tool"
 svc_ctl kill tool

@@ -3,7 +3,8 @@
 # under mandoc -Tlint, and bash, zsh and fish completions exist
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
-cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat oxi-svc"
+cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-cron oxi-vault
+	oxi-doctor oxi-chat oxi-svc"
 set -- $cmds
 plan $((6 * $# + 2))
 

@@ -4,7 +4,8 @@ cd "$(dirname "$0")" && . ./lib.sh || exit 1
 plan 10
 
 D="$TMP/stage"
-cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-chat oxi-svc"
+cmds="oxi-recv oxi-send oxi-guard oxi-loop oxi-llm oxi-tool oxi-vault oxi-doctor
+	oxi-chat oxi-svc"
 check 'make install into a staging directory' \
 	'make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr MANDIR=/usr/man'
 check 'every command is installed and runs' \

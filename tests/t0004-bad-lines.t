@@ -3,7 +3,7 @@
 # stderr line and one dead letter with its reason and line number, every
 # good line goes through, and the stage ends with status 1
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 12
+plan 15
 
 export OXI_DEADLETTER="$TMP/dead.ndjson"
 python3 - "$TMP/mixed" <<'EOF2'
@@ -33,7 +33,8 @@ with open(sys.argv[1], "wb") as f:
 EOF2
 
 export OXI_ALLOW="cli:*"
-for stage in "oxi-guard in" 'oxi-guard out' 'oxi-tool' 'oxi-llm -j -m openai/x'; do
+for stage in "oxi-guard in" 'oxi-guard out' 'oxi-tool' 'oxi-llm -j -m openai/x' \
+    oxi-cron; do
 	export OXI_OPENAI_BASE_URL=http://127.0.0.1:9/v1
 	rm -f "$OXI_DEADLETTER"
 	$stage <"$TMP/mixed" >"$TMP/out" 2>"$TMP/err"

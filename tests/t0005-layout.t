@@ -4,10 +4,10 @@
 # plug-in member, no dispatch on a member's name, unique basenames, and
 # the two-file rule for a provider preset and a channel
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 16
+plan 18
 
 L="$TOP/lib"
-WINGS="core net llm tool sandbox channel guard loop"
+WINGS="core net llm tool sandbox channel guard loop cron vault doctor"
 
 # the wing of an object or source basename (basenames are unique)
 wingmap() {
@@ -78,14 +78,25 @@ check 'lib/core/*.c include only "oxi.h"' \
 		incs "$f" | grep -vx oxi.h && { echo "$f"; exit 1; }
 	 done; true'
 check 'a wing includes oxi.h, its own headers and only the faces of net and sandbox' \
-	'for w in $WINGS; do [ "$w" = core ] && continue
+	'for w in $WINGS; do [ "$w" = core ] || [ "$w" = doctor ] && continue
 		for f in "$L/$w"/*.[ch]; do
 			incs "$f" | grep -vx -e oxi.h -e "$w/[a-z]*\.h" \
 				-e net/net.h -e sandbox/sandbox.h && { echo "$f"; exit 1; }
 		done
 	 done; true'
-check 'llm and tool never see each other; guard and loop see only core, channel core and net' \
+check 'the doctor, above every wing, sees only their faces; the vault only core' \
+	'for f in "$L"/doctor/*.[ch]; do
+		incs "$f" | grep -vx -e oxi.h -e "doctor/[a-z]*\.h" -e llm/llm.h \
+			-e tool/tool.h -e sandbox/sandbox.h -e net/net.h \
+			-e channel/channel.h -e vault/vault.h && { echo "$f"; exit 1; }
+	 done
+	 ! grep -l "^#include \"vault/" "$L"/[!dv]*/*.[ch] &&
+	 ! grep -l "^#include \"doctor/" "$L"/[!d]*/*.[ch] "$TOP"/bin/oxi-[!d]*.c'
+check 'llm and tool never see each other; guard, loop and cron see only core, channel core and net' \
 	'! grep -l "^#include \"tool/" "$L"/llm/*.[ch] "$L"/net/*.[ch] &&
+	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\|loop\|guard\|channel\)/" \
+		"$L"/cron/*.[ch] &&
+	 ! grep -l "^#include \"cron/" "$L"/[!c]*/*.[ch] "$L"/channel/*.[ch] &&
 	 ! grep -l "^#include \"llm/" "$L"/tool/*.[ch] "$L"/net/*.[ch] &&
 	 ! grep -l "^#include \"\(net\|sandbox\|llm\|tool\)/" \
 		"$L"/guard/*.[ch] "$L"/loop/*.[ch] &&
@@ -95,6 +106,7 @@ check 'contract headers stay in their wing (and tests/unit)' \
 	 ! grep -l "^#include \"llm/job.h\"" "$TOP"/bin/*.c "$L"/[!l]*/*.[ch] &&
 	 ! grep -l "^#include \"tool/tooldef.h\"" "$TOP"/bin/*.c "$L"/[!t]*/*.[ch] &&
 	 ! grep -l "^#include \"sandbox/mech.h\"" "$TOP"/bin/*.c "$L"/[!s]*/*.[ch] &&
+	 ! grep -l "^#include \"doctor/check.h\"" "$TOP"/bin/*.c "$L"/[!d]*/*.[ch] &&
 	 [ -f "$L/llm/dialect.h" ] && [ -f "$L/tool/tooldef.h" ] &&
 	 [ -f "$L/sandbox/mech.h" ]'
 check 'bin/oxi-X.c includes oxi.h and its own wing face only' \
@@ -108,12 +120,16 @@ oxi-chan channel/channel.h
 oxi-guard guard/guard.h
 oxi-loop loop/loop.h
 oxi-tool tool/tool.h
+oxi-vault vault/vault.h
+oxi-doctor doctor/doctor.h
+oxi-cron cron/cron.h
 EOF
 	 incs "$TOP/bin/oxi-llm.c" | grep -vx -e oxi.h -e llm/llm.h -e net/net.h &&
 		exit 1; true'
 
 # the members each command pulls from liboxi (ld --trace), by wing
-for c in oxi-recv oxi-send oxi-chan oxi-guard oxi-llm oxi-tool oxi-loop; do
+for c in oxi-recv oxi-send oxi-chan oxi-guard oxi-llm oxi-tool oxi-loop \
+    oxi-cron oxi-vault oxi-doctor; do
 	rm -f "$TOP/tests/tmp/map/$c"
 	make -s -C "$TOP" "tests/tmp/map/$c" >/dev/null 2>&1
 	sed -n 's/^lib\/liboxi\.a(\([^)]*\)\.o).*/\1/p' "$TOP/tests/tmp/map/$c.map" |
@@ -140,10 +156,19 @@ check 'link closure: recv and send hold core and the terminal only; oxi-chan eve
 	 grep -qx telegram "$TMP/oxi-chan.members" &&
 	 grep -qx cli "$TMP/oxi-chan.members" &&
 	 ldd "$TOP/bin/oxi-chan" | grep -q libcurl'
-check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm' \
-	'[ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
+check 'link closure: oxi-llm holds nothing of tool, sandbox, guard; oxi-tool nothing of llm; oxi-cron only core and cron, and no wing cron' \
+	'[ "$(tr "\n" " " <"$TMP/oxi-cron.wings")" = "core cron " ] &&
+	 ! grep -qx cron "$TMP/oxi-loop.wings" "$TMP/oxi-llm.wings" &&
+	 [ -s "$TMP/oxi-llm.wings" ] && [ -s "$TMP/oxi-tool.wings" ] &&
 	 ! grep -x -e tool -e sandbox -e guard "$TMP/oxi-llm.wings" &&
 	 ! grep -x llm "$TMP/oxi-tool.wings"'
+
+check 'link closure: oxi-vault holds core and vault only; only oxi-doctor links the doctor' \
+	'[ "$(tr "\n" " " <"$TMP/oxi-vault.wings")" = "core vault " ] &&
+	 for c in oxi-recv oxi-send oxi-guard oxi-llm oxi-tool oxi-loop oxi-vault; do
+		! grep -x doctor "$TMP/$c.wings" || exit 1
+	 done &&
+	 ! grep -x -e guard -e loop "$TMP/oxi-doctor.wings"'
 
 exports() {	# sanitizers add __odr_asan.X beside X
 	nm -g --defined-only "$L/$1.o" | awk '$3 !~ /^__/ {print $3}' | tr '\n' ' '

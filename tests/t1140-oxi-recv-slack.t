@@ -6,7 +6,7 @@
 # approval.answer, files, the wire samples of ../shared
 cd "$(dirname "$0")" && . ./lib.sh && . ./sk.sh || exit 1
 command -v curl >/dev/null || skip_all "no curl"
-plan 29
+plan 30
 
 # settings and tokens
 check_exit 'no app token: exit 100' 100 \
@@ -98,6 +98,23 @@ cat >"$TMP/exp" <<'EXP'
 EXP
 check_json 'a click on our button: an approval.answer; on another: none' \
 	"$TMP/out" "$TMP/exp"
+
+# the ask's message, once answered, shows the answer instead of buttons
+curl -sS -H "Authorization: Bearer $BOT_TOKEN" -H 'Content-Type: application/json' \
+	--data '{"channel":"C7","text":"Run ls?","blocks":[{"type":"actions","elements":[]}]}' \
+	"$OXI_SLACK_API/chat.postMessage" >"$TMP/posted"
+ats=$(jget '["ts"]' "$TMP/posted")
+printf '{"click":{"type":"block_actions","user":{"id":"U1"},"channel":{"id":"C7"},"message":{"ts":"%s","text":"Run ls?"},"actions":[{"value":"a:01JASK2:deny","action_ts":"1700000022.5"}]}}\n' "$ats" >"$TMP/ev"
+sk_feed "$TMP/ev"
+sk_recv "$TMP/out" "$TMP/err"
+sk_wait 3
+wait_until 5 'grep -q approval.answer "$TMP/out"'
+sk_stop
+check '...the ask'"'"'s message updated: its text, then who chose what; no buttons' \
+	'[ "$(sk_calls chat.update | python3 -c "import json, sys
+p = json.loads(sys.stdin.readlines()[-1])
+assert p[\"channel\"] == \"C7\" and p[\"ts\"] == \"$ats\"
+print(\"|\".join(b[\"type\"] for b in p[\"blocks\"]), p[\"blocks\"][1][\"elements\"][0][\"text\"])")" = "section|context Denied by <@U1>" ]'
 
 # files: fetched on demand for a message we take, with the bot token
 printf '{"id":"F1","name":"notes.txt","data_b64":"%s"}' "$(printf 'file body\n' | base64 -w0)" >"$TMP/f1"

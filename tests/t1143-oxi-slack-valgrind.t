@@ -10,7 +10,7 @@ command -v valgrind >/dev/null || skip_all "no valgrind"
 nm "$TOP/bin/oxi-recv" 2>/dev/null | grep -q __asan_init && skip_all "an ASan build"
 plan 5
 
-VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
+VG="valgrind -q --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
 sk_start
 printf '{"id":"F1","name":"a.txt","data_b64":"%s"}' "$(printf 'hello\n' | base64 -w0)" >"$TMP/f1"
 sk_ctl file "$TMP/f1" >/dev/null

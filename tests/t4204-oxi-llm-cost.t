@@ -3,7 +3,7 @@
 # table on every answer, the spend ledger, and budgets per day, month and
 # session that refuse a request before anything is sent
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 29
+plan 32
 
 export OXI_LLM_RETRIES=0 OXI_LLM_PARALLEL=1
 fake_server openai.py --log "$TMP/log"
@@ -132,12 +132,25 @@ check 'a session cap: per "session", requests without one are not held' \
 	 [ "$(field s2 "r[\"code\"]")" = "\"budget\"" ] &&
 	 [ "$(field s3 "r[\"type\"]")$(field s4 "r[\"type\"]")" = "\"llm.response\"\"llm.response\"" ] &&
 	 [ "$(posts)" = 3 ]'
-check 'models without a price do not count' \
+# budgets fail closed: a model without a price cannot be counted
+: >"$TMP/log"
+check 'a budget and a request for a model without a price: refused, not retryable' \
 	'export OXI_HOME="$TMP/h4"
-	 { req v1 "" vllm/x; req v2 "" vllm/x; } |
-	 OXI_VLLM_BASE_URL=$OXI_OPENAI_BASE_URL OXI_BUDGET_DAY_USD=0.5 \
-		oxi-llm -j -b day=0.5 >"$TMP/out" 2>/dev/null &&
-	 [ "$(grep -c llm.response "$TMP/out")" = 2 ]'
+	 { req v1 "" vllm/x; req v2 "" openai/fake-model; } |
+	 OXI_VLLM_BASE_URL=$OXI_OPENAI_BASE_URL OXI_BUDGET_DAY_USD=1000 \
+		oxi-llm -j >"$TMP/out" 2>/dev/null &&
+	 [ "$(field v1 "[r[\"code\"], r[\"retryable\"]]")" = "[\"budget\", false]" ] &&
+	 field v1 "r[\"message\"]" | grep -q "a budget is set but .vllm/x. has no price" &&
+	 [ "$(field v2 "r[\"type\"]")" = "\"llm.response\"" ] && [ "$(posts)" = 1 ]'
+check_exit 'a budget and a default model without a price: 100 at start' 100 \
+	'OXI_VLLM_BASE_URL=$OXI_OPENAI_BASE_URL oxi-llm -j -m openai/fake-model,vllm/x -b day=5 </dev/null'
+cp "$TMP/.err" "$TMP/perr"
+check 'with one clear line naming the model and the fix' \
+	'[ "$(wc -l <"$TMP/perr")" = 1 ] &&
+	 grep -q "fatal: a budget is set but .vllm/x. has no price, so its spend cannot be counted: add it to prices.json (OXI_PRICES) or unset the budget" "$TMP/perr"'
+check 'without a budget the same model goes, cost_usd null' \
+	'req v3 "" vllm/x | OXI_VLLM_BASE_URL=$OXI_OPENAI_BASE_URL oxi-llm -j >"$TMP/out" 2>/dev/null &&
+	 [ "$(field v3 "r[\"cost_usd\"]")" = null ]'
 
 : >"$TMP/log"
 check_exit 'human mode over budget: 100, nothing sent' 100 \

@@ -13,7 +13,7 @@ export TELEGRAM_BOT_TOKEN=$TOK OPENAI_API_KEY=$KEY BRAVE_API_KEY=$SKEY
 export OXI_ALLOW=telegram:1001 OXI_TELEGRAM_BASE_URL=http://127.0.0.1:9
 export OXI_OPENAI_HEADERS='X-Org: S3CR3T-header'
 export OXI_WEIRD_TOKEN=S3CR3T-stray
-stages="recv guard-in loop guard-out send llm tool"
+stages="recv guard-in loop cron guard-out send llm tool"
 
 T=$TMP/s6
 check 'oxi-svc writes an s6 tree' \
@@ -30,9 +30,12 @@ check 'a service per stage and the fifos holder, each with run and finish' \
 		[ "$(cat "$T/$s/notification-fd")" = 3 ] || exit 1; done'
 check 'every script is sh' \
 	'for f in "$T"/*/run "$T"/*/finish "$T"/*/log/run; do sh -n "$f" || exit 1; done'
-check 'eight FIFOs, mode 0600' \
-	'[ "$(find "$T/fifos/data" -type p -perm 0600 | wc -l)" = 8 ] &&
-	 [ "$(ls "$T/fifos/data" | wc -l)" = 8 ]'
+check 'nine FIFOs, mode 0600, each held by the holder' \
+	'[ "$(find "$T/fifos/data" -type p -perm 0600 | wc -l)" = 9 ] &&
+	 [ "$(ls "$T/fifos/data" | wc -l)" = 9 ] &&
+	 for p in $(ls "$T/fifos/data"); do
+		grep -q "[0-9]<>$p " "$T/fifos/run" || exit 1
+	 done'
 check 'env directories 0700, their files 0600' \
 	'[ -z "$(find "$T" -path "*/env*" -type d ! -perm 0700)" ] &&
 	 [ -z "$(find "$T" -path "*/env/*" -type f ! -perm 0600)" ]'
@@ -66,7 +69,9 @@ check 'each stage starts from an emptied environment and its env/' \
 	 done'
 check 'the stages, their FIFOs read-write, readiness on fd 3' \
 	'grep -q "oxi-recv -d 3 -a .bot1. .telegram. 1<>\"\$f/guard-in.in\"$" "$T/recv/run" &&
-	 grep -q "oxi-loop -d 3 <>\"\$f/loop.in\" 1<>\"\$f/guard-out.in\"$" "$T/loop/run" &&
+	 grep -q "oxi-loop -d 3 <>\"\$f/loop.in\" 1<>\"\$f/cron.in\"$" "$T/loop/run" &&
+	 grep -q "^	OXI_CRON=on" "$T/loop/run" &&
+	 grep -q "oxi-cron -d 3 -o \"\$f/loop.in\" <>\"\$f/cron.in\" 1<>\"\$f/guard-out.in\"$" "$T/cron/run" &&
 	 grep -q "OXI_LLM=\"fifo:\$f/llm.in,\$f/llm.out\" OXI_TOOL=\"fifo:\$f/tool.in,\$f/tool.out\"" "$T/loop/run" &&
 	 grep -q "oxi-llm -d 3 -j <>\"\$f/llm.in\" 1<>\"\$f/llm.out\"$" "$T/llm/run" &&
 	 grep -q "oxi-send -d 3 -a .bot1. .telegram. <>\"\$f/send.in\"$" "$T/send/run"'

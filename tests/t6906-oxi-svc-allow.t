@@ -18,26 +18,14 @@ fake_server openai.py
 export TELEGRAM_BOT_TOKEN=$TOK OPENAI_API_KEY=sk-S3CR3T-allow-key
 export OXI_TELEGRAM_BASE_URL="http://127.0.0.1:$TGPORT"
 export OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1"
-stages="recv guard-in loop guard-out send llm tool"
+stages="recv guard-in loop cron guard-out send llm tool"
 T=$TMP/bot
 oxi-svc -s $SV -m openai/fake "$T" </dev/null >/dev/null 2>&1 ||
 	{ echo "Bail out! oxi-svc failed"; exit 1; }
 svc_start "$T"
 wait_until 30 svc_allready || diag "the tree did not come up"
 
-# say TEXT: user 4242 writes TEXT to the bot in a private chat
-say() {
-	python3 -c '
-import json, sys, urllib.request
-u = {"message": {"message_id": int(sys.argv[3]), "date": 1790000000,
-     "from": {"id": 4242, "is_bot": False, "first_name": "Ann"},
-     "chat": {"id": 4242, "type": "private", "first_name": "Ann"},
-     "text": sys.argv[2]}}
-urllib.request.urlopen(urllib.request.Request(
-    "http://127.0.0.1:%s/control/updates" % sys.argv[1],
-    data=json.dumps([u]).encode(), method="POST"), timeout=30).read()
-' "$TGPORT" "$1" "$2"
-}
+say() { svc_say "$TGPORT" "$@"; }
 LOG=$T/guard-in/log/main/current
 say 'hello?' 1
 check 'a sender not on the allowlist is denied, and named in the log' \

@@ -23,6 +23,11 @@ struct sqlite3_stmt *ch_db_prep(struct sqlite3 *, const char *name,
 void ch_db_exec(struct sqlite3 *, const char *name, const char *sql);
 OXI_NORETURN void ch_db_die(struct sqlite3 *, const char *name,
     const char *what);
+/* a receiver's ledger, <channel>-<account>.db (synchronous=FULL), and
+ * the directory of its files, $OXI_HOME/files/<channel> (*filedir, the
+ * caller's to free) */
+struct sqlite3 *ch_db_ledger(const char *channel, const char *account,
+    const char *const *migrations, char **filedir);
 /* a receiver's ledger's table meta (k TEXT PRIMARY KEY, v TEXT): the
  * value of k in buf ("" when none), or k set to v */
 void ch_db_meta(struct sqlite3 *, const char *name, const char *k, char *buf,

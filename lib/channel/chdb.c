@@ -1,8 +1,8 @@
 /*
  * chdb.c - the SQLite of the channels' ledgers (the receivers' and the
  * senders'): opened in the state directory, and every failure fatal
- * (111), naming the ledger; a receiver's small values (its meta table),
- * and the records of an event written
+ * (111), naming the ledger; a receiver's ledger and files' directory,
+ * its small values (its meta table) and the records of an event written
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +54,23 @@ ch_db_exec(sqlite3 *db, const char *name, const char *sql)
 
 	if (oxi_db_exec(db, sql, &err) < 0)
 		oxi_die(OXI_EX_TEMP, "%s: %s", name, err);
+}
+
+sqlite3 *
+ch_db_ledger(const char *channel, const char *account,
+    const char *const *migrations, char **filedir)
+{
+	struct oxi_buf p = OXI_BUF_INIT;
+	sqlite3 *db;
+
+	oxi_buf_printf(&p, "%s-%s.db", channel, account);
+	/* what the platform forgets once told must survive a power cut */
+	db = ch_db_open(p.s, migrations, "ledger", "PRAGMA synchronous=FULL");
+	oxi_buf_reset(&p);
+	oxi_buf_printf(&p, "%s/files/%s", oxi_state_dir(), channel);
+	*filedir = xstrdup(p.s);
+	oxi_buf_free(&p);
+	return db;
 }
 
 void

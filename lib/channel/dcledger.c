@@ -66,16 +66,9 @@ dc_ledger_setmeta(struct dcrx *rx, const char *k, const char *v)
 void
 dc_ledger_open(struct dcrx *rx)
 {
-	struct oxi_buf p = OXI_BUF_INIT;
-
-	oxi_buf_printf(&p, "discord-%s.db", rx->dc.account);
 	/* an event Discord will not send again must survive a power cut */
-	rx->db = ch_db_open(p.s, migrations, "ledger",
-	    "PRAGMA synchronous=FULL");
-	oxi_buf_reset(&p);
-	oxi_buf_printf(&p, "%s/files/discord", oxi_state_dir());
-	rx->filedir = xstrdup(p.s);
-	oxi_buf_free(&p);
+	rx->db = ch_db_ledger("discord", rx->dc.account, migrations,
+	    &rx->filedir);
 }
 
 void

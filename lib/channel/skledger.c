@@ -37,17 +37,8 @@ static const char *const migrations[] = {
 void
 sk_ledger_open(struct skrx *rx)
 {
-	struct oxi_buf p = OXI_BUF_INIT;
-
-	oxi_buf_printf(&p, "slack-%s.db", rx->sk.account);
-	/* an envelope acknowledged is Slack's no more: it must outlive a
-	 * power cut too */
-	rx->db = ch_db_open(p.s, migrations, "ledger",
-	    "PRAGMA synchronous=FULL");
-	oxi_buf_reset(&p);
-	oxi_buf_printf(&p, "%s/files/slack", oxi_state_dir());
-	rx->filedir = xstrdup(p.s);
-	oxi_buf_free(&p);
+	rx->db = ch_db_ledger("slack", rx->sk.account, migrations,
+	    &rx->filedir);
 }
 
 void

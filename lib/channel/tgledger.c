@@ -58,16 +58,8 @@ tg_ledger_setmeta(struct tgrx *rx, const char *k, const char *v)
 void
 tg_ledger_open(struct tgrx *rx)
 {
-	struct oxi_buf p = OXI_BUF_INIT;
-
-	oxi_buf_printf(&p, "telegram-%s.db", rx->tg.account);
-	/* an update Telegram forgets must survive a power cut too */
-	rx->db = ch_db_open(p.s, migrations, "ledger",
-	    "PRAGMA synchronous=FULL");
-	oxi_buf_reset(&p);
-	oxi_buf_printf(&p, "%s/files/telegram", oxi_state_dir());
-	rx->filedir = xstrdup(p.s);
-	oxi_buf_free(&p);
+	rx->db = ch_db_ledger("telegram", rx->tg.account, migrations,
+	    &rx->filedir);
 }
 
 int

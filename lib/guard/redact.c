@@ -6,6 +6,11 @@
  *
  * Secret values live in memory this module allocates itself and wipes
  * before freeing, including the bytes of the file they were read from.
+ * A value named by OXI_REDACT_ENV (which oxi-vault exec -r sets) is taken
+ * out of the environment once read: its bytes there are overwritten (so
+ * /proc/PID/environ no longer shows it) and the variable unset; the copy
+ * kept for a reload is in libsodium's guarded memory, locked, left out of
+ * core dumps and unreadable (PROT_NONE) but while a reload reads it.
  */
 #include <sys/stat.h>
 
@@ -17,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "oxi.h"
 #include "guard/guard.h"
 #include "guard/leak.h"
@@ -27,6 +34,16 @@
 
 #define SECRET_MAXFILE	(1024 * 1024)	/* cap on a secrets file */
 #define REDACTED	"[REDACTED]"
+
+extern char **environ;
+
+/* the values taken out of the environment, for reloads */
+static struct taken {
+	char *name;
+	unsigned char *v;	/* sodium_malloc, PROT_NONE between uses */
+	size_t len;
+} *taken;
+static size_t ntaken;
 
 int
 oxi_secrets_add(struct oxi_secrets *sec, const char *s, size_t len)
@@ -243,12 +260,46 @@ oxi_srules_path(const char *rflag)
 	return path;
 }
 
+/* the value of the variable name, readable until sodium_mprotect_noaccess;
+ * on first use moved out of the environment; NULL if not set */
+static unsigned char *
+takeenv(const char *name, size_t *len)
+{
+	const char *val;
+	unsigned char *p;
+	size_t i, n = strlen(name);
+	char **e;
+
+	for (i = 0; i < ntaken; i++)
+		if (strcmp(taken[i].name, name) == 0) {
+			sodium_mprotect_readonly(taken[i].v);
+			*len = taken[i].len;
+			return taken[i].v;
+		}
+	if (!(val = oxi_getenv(name)))
+		return NULL;
+	if (sodium_init() < 0 || !(p = sodium_malloc(strlen(val) + 1)))
+		oxi_die(OXI_EX_TEMP, "out of locked memory");
+	*len = strlen(val);
+	memcpy(p, val, *len + 1);
+	for (e = environ; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			oxi_wipe(*e + n + 1, strlen(*e + n + 1));
+	unsetenv(name);
+	taken = xrealloc(taken, (ntaken + 1) * sizeof *taken);
+	taken[ntaken].name = xstrdup(name);
+	taken[ntaken].v = p;
+	taken[ntaken++].len = *len;
+	return p;
+}
+
 int
 oxi_secrets_config(struct oxi_secrets *sec, const char *sflag, int reload)
 {
-	const char *file, *names, *p, *val;
+	const char *file, *names, *p;
+	unsigned char *val;
 	char name[256];
-	size_t n, nshort;
+	size_t n, nshort, len;
 	unsigned long first;
 
 	file = sflag ? sflag : oxi_getenv("OXI_SECRETS_FILE");
@@ -280,12 +331,15 @@ oxi_secrets_config(struct oxi_secrets *sec, const char *sflag, int reload)
 		}
 		memcpy(name, p, n);
 		name[n] = '\0';
-		if (!(val = oxi_getenv(name)))
+		if (!(val = takeenv(name, &len))) {
 			oxi_warn("OXI_REDACT_ENV: variable '%s' is not set",
 			    name);
-		else if (oxi_secrets_add(sec, val, strlen(val)) == 1)
+			continue;
+		}
+		if (oxi_secrets_add(sec, (char *)val, len) == 1)
 			oxi_warn("OXI_REDACT_ENV: variable '%s' is shorter "
 			    "than %d bytes, ignored", name, OXI_SECRET_MIN);
+		sodium_mprotect_noaccess(val);
 	}
 	if (sec->n == 0)
 		oxi_debug("no secrets configured");

@@ -4,8 +4,11 @@
  * Every answer gets its usage normalised and its cost from the price
  * table; costs go to the ledger, opened on first use, and a call is
  * refused (code "budget", nothing sent) while a daily, monthly or session
- * cap is spent.  ctl.c keeps one struct oxi_llm_acct.
+ * cap is spent.  Budgets fail closed: with a budget set, a model without
+ * a price is refused at start (oxi_llm_acct_priced) and per request.
+ * ctl.c keeps one struct oxi_llm_acct.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,9 +116,31 @@ oxi_llm_account(struct oxi_llm_acct *a, jv rec, int embed,
 	return rec;
 }
 
+int
+oxi_llm_acct_priced(const struct oxi_llm_acct *a, const char *models,
+    char *why, size_t len)
+{
+	char **v;
+	int n, i, r = 0;
+
+	if (!budgets(a) || !models)
+		return 0;
+	n = oxi_llm_chain(models, &v);
+	for (i = 0; i < n && r == 0; i++)
+		if (!oxi_prices_find(a->prices, v[i])) {
+			snprintf(why, len, "a budget is set but '%.100s' has no"
+			    " price, so its spend cannot be counted: add it to"
+			    " prices.json (OXI_PRICES) or unset the budget",
+			    v[i]);
+			r = -1;
+		}
+	oxi_llm_chain_free(v, n);
+	return r;
+}
+
 jv
 oxi_llm_overbudget(struct oxi_llm_acct *a, const char *id,
-    const char *session)
+    const char *session, const char *models)
 {
 	struct oxi_ledger *l;
 	const char *err = "";
@@ -125,6 +150,8 @@ oxi_llm_overbudget(struct oxi_llm_acct *a, const char *id,
 
 	if (!budgets(a))
 		return jv_invalid();
+	if (oxi_llm_acct_priced(a, models, m, sizeof m) < 0)
+		return oxi_msg_error(id, "budget", m, 0);
 	if (!(l = ledger(a)) || oxi_ledger_spent(l, session, spent,
 	    &err) < 0) {
 		snprintf(m, sizeof m, "the spend ledger is unavailable (%s);"

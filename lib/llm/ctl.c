@@ -125,7 +125,8 @@ oxi_llmctl_new(struct oxi_http_loop *loop, const struct oxi_llmctl_cfg *cfg,
 	c->recfd = -1;
 	c->acct.path = cfg->ledger;
 	memcpy(c->acct.budget, cfg->budget, sizeof c->acct.budget);
-	if (!(c->acct.prices = oxi_prices_load(why, len)))
+	if (!(c->acct.prices = oxi_prices_load(why, len)) ||
+	    oxi_llm_acct_priced(&c->acct, cfg->model, why, len) < 0)
 		goto fail;
 	if (cfg->replay && !(c->replay = oxi_replay_load(cfg->replay, why,
 	    len)))
@@ -574,7 +575,8 @@ oxi_llmctl_start(struct oxi_llmctl *c, jv rec, const char *raw,
 		playback(c, id, recs);
 		return OXI_LLM_STARTED;
 	}
-	e = oxi_llm_overbudget(&c->acct, id, oxi_msg_peek(rec, "session"));
+	e = oxi_llm_overbudget(&c->acct, id, oxi_msg_peek(rec, "session"),
+	    model);
 	if (jv_is_valid(e)) {
 		*err = e;
 		return OXI_LLM_FAIL;

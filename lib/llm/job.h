@@ -128,9 +128,14 @@ struct oxi_llm_acct {
  */
 jv oxi_llm_account(struct oxi_llm_acct *, jv rec, int embed,
     const char *session, const char *id);
-/* the "budget" error for request id, or an invalid jv within the caps */
+/* the "budget" error for request id, or an invalid jv within the caps;
+ * a budget with a model of the chain models unpriced is refused too */
 jv oxi_llm_overbudget(struct oxi_llm_acct *, const char *id,
-    const char *session);
+    const char *session, const char *models);
+/* budgets fail closed: -1 with why when a budget is set and a model of
+ * the chain models (may be NULL) has no price */
+int oxi_llm_acct_priced(const struct oxi_llm_acct *, const char *models,
+    char *why, size_t len);
 /* frees the prices and closes the ledger */
 void oxi_llm_acct_free(struct oxi_llm_acct *);
 

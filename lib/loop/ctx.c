@@ -24,6 +24,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/schedtool.h"
 
 #define WINDOW_DEFAULT	128000
 #define COMPACTS	4	/* summaries one turn may ask for */
@@ -485,7 +486,7 @@ oxi_ctx_request(struct oxi_loop *l, struct turn *t, int *summary)
 	win = oxi_wrap_window(win, &t->taint, &wrapped);
 	if (jv_get_kind(sum) == JV_KIND_STRING)
 		t->taint = oxi_wrap_folded(jv_string_value(sum), t->taint);
-	tools = tooled ? jv_copy(cfg->tools) : jv_array();
+	tools = oxi_sched_tools(tooled ? jv_copy(cfg->tools) : jv_array());
 	sys = system_text(l, t, jv_copy(sum), wrapped);
 	total = bytes(win) + bytes(sys) + toolbytes(tools) + 256;
 	if (t->rounds == 0 && t->compacts < COMPACTS &&
@@ -527,7 +528,7 @@ oxi_ctx_request(struct oxi_loop *l, struct turn *t, int *summary)
 	oxi_id_new(id);
 	r = request(id, model, t->session);
 	r = jv_object_set(r, jv_string("messages"), msgs);
-	if (tooled)
+	if (jv_array_length(jv_copy(tools)) > 0)
 		r = jv_object_set(r, jv_string("tools"), tools);
 	else
 		jv_free(tools);

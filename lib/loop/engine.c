@@ -13,6 +13,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/schedtool.h"
 
 static const char *
 field(jv rec, const char *key)
@@ -115,7 +116,7 @@ oxi_loop_restarted(struct oxi_loop *l, int stage, long long up)
 				if (c->done || c->held || (up && c->sent >= up))
 					continue;
 				c->sent = oxi_clock_ms();
-				(void)l->io.tool(l->io.arg, jv_copy(c->rec));
+				(void)oxi_sched_send(l, jv_copy(c->rec));
 			}
 			continue;
 		}

@@ -81,6 +81,10 @@ oxi_out_text(struct oxi_loop *l, struct turn *t, const char *type, jv text)
 	/* where the turn's inputs came from: oxi-guard out strips links of a
 	 * reply that holds outside content */
 	r = jv_object_set(r, jv_string("taint"), jv_copy(t->taint));
+	/* the turn's spend: oxi-cron books a heartbeat's by it */
+	if (strcmp(type, "msg.out") == 0)
+		r = jv_object_set(r, jv_string("tokens"),
+		    jv_number((double)t->tokens));
 	l->io.out(l->io.arg, r);
 }
 

@@ -14,6 +14,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/schedtool.h"
 
 #define MODEL_MAX	200
 
@@ -25,6 +26,8 @@
 	"/status - model, context and spend\n" \
 	"/cost - tokens and spend, this session and today\n" \
 	"/stop - stop the answer in progress\n" \
+	"/remind WHEN TEXT - a reminder (with oxi-cron)\n" \
+	"/schedules [all | cancel ID] - this chat's schedules\n" \
 	"/help - this list"
 
 struct cmd {
@@ -34,6 +37,7 @@ struct cmd {
 	const char *arg;	/* the text after the word, trimmed */
 	char *session;		/* the current session */
 	struct oxi_buf out;	/* the answer */
+	int elsewhere;		/* oxi-cron answers it */
 };
 
 /* a model name as far as the loop can tell: provider/name, or a chain
@@ -268,6 +272,31 @@ c_stop(struct cmd *c)
 	return oxi_turn_stop(c->l, t, "\n\n[stopped]");
 }
 
+/* /remind and /schedules: a request to oxi-cron, which answers */
+static int
+c_sched(struct cmd *c, const char *word)
+{
+	const char *note;
+
+	if (oxi_sched_cmd(c->l, c->in, word, c->arg, &note) < 0)
+		oxi_buf_cats(&c->out, note);
+	else
+		c->elsewhere = 1;
+	return 0;
+}
+
+static int
+c_remind(struct cmd *c)
+{
+	return c_sched(c, "/remind");
+}
+
+static int
+c_schedules(struct cmd *c)
+{
+	return c_sched(c, "/schedules");
+}
+
 static const struct {
 	const char *word;
 	int (*run)(struct cmd *);
@@ -279,6 +308,8 @@ static const struct {
 	{ "/status", c_status },
 	{ "/cost", c_cost },
 	{ "/stop", c_stop },
+	{ "/remind", c_remind },
+	{ "/schedules", c_schedules },
 	{ NULL, NULL }
 };
 
@@ -312,7 +343,7 @@ oxi_slash(struct oxi_loop *l, jv in, const char *key)
 		r = cmds[i].run(&c);
 	if (r == 0 && oxi_hist_mark(l->db, msgid, c.session, "done", &err) < 0)
 		r = oxi_out_dbfail(l, "record a command", err);
-	if (r == 0)
+	if (r == 0 && !c.elsewhere)
 		oxi_out_note(l, in, "note", c.out.s ? c.out.s : "");
 	free(c.session);
 	free(arg);

@@ -26,6 +26,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/schedtool.h"
 
 #define REPEATS	3	/* the same call this many times ends a turn */
 
@@ -355,11 +356,12 @@ start_tools(struct oxi_loop *l, struct turn *t, jv msg, jv calls)
 		call = jv_object_set(call, jv_string("taint"),
 		    jv_copy(t->taint));
 		call = said(t, call);
+		call = oxi_sched_maker(call, name, t->in);
 		t->calls[i].rec = jv_copy(call);
 		oxi_debug("%s: tool call %s", t->msgid, name);
 		jv_free(c);
 		t->calls[i].sent = oxi_clock_ms();
-		if (l->io.tool(l->io.arg, call) < 0) {
+		if (oxi_sched_send(l, call) < 0) {
 			jv_free(calls);
 			return oxi_turn_fail(l, t, "tool_unavailable",
 			    "the tool stage is not running", 1);

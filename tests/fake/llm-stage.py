@@ -7,6 +7,9 @@ oxi-loop alone and to measure the pipeline's own latency.
 
   last message role "tool"        -> "The tool said: <content>"
   last user text "read PATH"      -> a read_file tool call
+  last user text "schedule W | T" -> a schedule_add call (when W, text T)
+  last user text "my schedules"   -> a schedule_list call
+  last user text "unschedule ID"  -> a schedule_cancel call
   last user text "fail"           -> an error record
   last user text "crash"          -> exits at once (stage death)
   last user text "huge N"         -> one reply of N bytes, no deltas
@@ -78,6 +81,23 @@ for line in sys.stdin:
                          "tool_calls": [{"id": "call_%d" % n,
                                          "name": "read_file",
                                          "args": {"path": text[5:]}}]},
+             "stop": "tool_use", "usage": usage, "cost_usd": None,
+             "model": req.get("model")})
+        continue
+    elif (text.startswith("schedule ") and " | " in text) or \
+            text == "my schedules" or text.startswith("unschedule "):
+        n += 1
+        if text.startswith("schedule "):
+            w, t = text[9:].split(" | ", 1)
+            name, args = "schedule_add", {"when": w, "text": t}
+        elif text.startswith("unschedule "):
+            name, args = "schedule_cancel", {"id": text[11:]}
+        else:
+            name, args = "schedule_list", {}
+        out({"v": 1, "type": "llm.response", "id": rid,
+             "message": {"role": "assistant", "content": None,
+                         "tool_calls": [{"id": "call_%d" % n,
+                                         "name": name, "args": args}]},
              "stop": "tool_use", "usage": usage, "cost_usd": None,
              "model": req.get("model")})
         continue

@@ -25,6 +25,7 @@ html) max=65536 w= ;;
 tgmd) max=16384 w= ;;
 url) max=2048 w= ;;
 shpolicy) max=1024 w= ;;
+cron) max=256 w= ;;
 tgupdate) max=16384 w=telegram ;;
 discord) max=16384 w=discord ;;
 slack) max=16384 w=slack ;;
