@@ -21,10 +21,11 @@ UNITS = $(UNITSRC:.c=)
 # each command links only what it needs: oxi-recv and oxi-send the
 # terminal alone; oxi-chan, which they exec for every other channel,
 # the channel table and so both sides of each (the receiver's
-# libmicrohttpd, the sender's libmd4c)
+# libmicrohttpd, the sender's libmd4c, Discord's Ed25519 of libsodium)
 LIBS_oxi-recv  = $(JQ_LIBS)
 LIBS_oxi-send  = $(JQ_LIBS)
-LIBS_oxi-chan  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) $(JQ_LIBS)
+LIBS_oxi-chan  = $(CURL_LIBS) $(SQLITE_LIBS) $(MHD_LIBS) $(MD4C_LIBS) \
+	$(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-guard = $(SODIUM_LIBS) $(JQ_LIBS) $(PCRE2_LIBS) $(SQLITE_LIBS)
 LIBS_oxi-loop  = $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
 LIBS_oxi-llm   = $(CURL_LIBS) $(SQLITE_LIBS) $(SODIUM_LIBS) $(JQ_LIBS)
@@ -179,7 +180,7 @@ FUZZ_ALL_CFLAGS = $(OXI_CPPFLAGS) $(CPPFLAGS) -std=c99 $(WFLAGS) \
 	$(JQ_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS) $(SODIUM_CFLAGS) \
 	$(PCRE2_CFLAGS) $(MHD_CFLAGS) $(MD4C_CFLAGS) $(FUZZ_CFLAGS)
 FUZZ_DIALECTS = openai anthropic gemini ollama responses
-FUZZ_HARNESSES = nd sse json html url shpolicy tgmd tgupdate leak ws slack cron \
+FUZZ_HARNESSES = nd sse json html url shpolicy tgmd tgupdate discord leak ws slack cron \
 	$(FUZZ_DIALECTS)
 FUZZ_OBJ = $(LIBSRC:lib/%.c=tests/fuzz/obj/%.o)
 FUZZ_LIB = tests/fuzz/obj/liboxi.a

@@ -4,7 +4,7 @@
 # they are there: a regression run of seconds; make fuzz is the campaign
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
 
-harnesses="nd sse json html url shpolicy tgmd tgupdate leak ws slack cron openai anthropic
+harnesses="nd sse json html url shpolicy tgmd tgupdate discord leak ws slack cron openai anthropic
 gemini ollama responses"
 # seeds that fail on a bug another branch fixes (net: oxi_html_unescape
 # reads past its length); empty this once that is merged

@@ -34,7 +34,7 @@ check_exit 'no channel: exit 100' 100 'oxi-recv </dev/null'
 check_grep '...with the usage on stderr' '^usage: oxi-recv ' "$TMP/.err"
 check_exit 'an unknown channel: exit 100' 100 'oxi-recv telegrom </dev/null'
 check_grep '...naming the known channels' \
-	"^oxi-recv: fatal: unknown channel 'telegrom' \(known: cli, telegram, slack\)$" "$TMP/.err"
+	"^oxi-recv: fatal: unknown channel 'telegrom' \(known: cli, telegram, slack, discord\)$" "$TMP/.err"
 check_exit 'two channels: exit 100' 100 'oxi-recv cli cli </dev/null'
 check_exit 'an unknown option: exit 100' 100 'oxi-recv -x cli </dev/null'
 check_exit 'a bad -l: exit 100' 100 'oxi-recv -l lots cli </dev/null'

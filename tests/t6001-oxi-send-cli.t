@@ -32,7 +32,7 @@ check_exit 'no channel: exit 100' 100 'oxi-send </dev/null'
 check_grep '...with the usage on stderr' '^usage: oxi-send ' "$TMP/.err"
 check_exit 'an unknown channel: exit 100' 100 'oxi-send irc </dev/null'
 check_grep '...naming the known channels' \
-	"^oxi-send: fatal: unknown channel 'irc' \(known: cli, telegram, slack\)$" "$TMP/.err"
+	"^oxi-send: fatal: unknown channel 'irc' \(known: cli, telegram, slack, discord\)$" "$TMP/.err"
 check_exit 'an unknown option: exit 100' 100 'oxi-send -x cli </dev/null'
 check_exit 'a bad -l: exit 100' 100 'oxi-send -l -5 cli </dev/null'
 check_exit '-r with a descriptor that is not open: exit 100' 100 \

@@ -28,6 +28,15 @@ OXI_NORETURN void ch_db_die(struct sqlite3 *, const char *name,
  * caller's to free) */
 struct sqlite3 *ch_db_ledger(const char *channel, const char *account,
     const char *const *migrations, char **filedir);
+/* a receiver's ledger's table meta (k TEXT PRIMARY KEY, v TEXT): the
+ * value of k in buf ("" when none), or k set to v */
+void ch_db_meta(struct sqlite3 *, const char *name, const char *k, char *buf,
+    size_t len);
+void ch_db_setmeta(struct sqlite3 *, const char *name, const char *k,
+    const char *v);
+/* the records of an event (an array, consumed) on stdout, one write(2)
+ * each: 0, or -1 with errno when stdout is gone */
+int ch_records(jv out);
 
 /*
  * chsent.c: the sent-ledger of a sender.  Each msg.out, approval.ask and
@@ -122,6 +131,50 @@ const char *ch_hook_header(const struct ch_hook_req *, const char *name);
 struct ch_hook *ch_hook_open(const char *listen, size_t max, const char *who,
     ch_hook_fn gate, ch_hook_fn fn, void *arg);
 int ch_hook_wait(struct ch_hook *, int sigfd, int ms);
+/* the fd to poll(2) for POLLIN beside others; then ch_hook_wait(h, -1, 0) */
+int ch_hook_fd(const struct ch_hook *);
 void ch_hook_close(struct ch_hook *);
+
+/*
+ * chwait.c: the channels' HTTP clients.  ch_http_wait runs loop until
+ * *flag is set, setting *stop when SIGTERM comes (with termstop) or
+ * libcurl fails, the signal pipe sigfd (or -1) drained; ch_pause sleeps
+ * ms, less when SIGTERM comes (with termstop).  ch_write: all of p to
+ * fd, 0 or an errno.  A download: ch_file_open creates dest.tmp (0600)
+ * in tmp, an fd or -1 with err (and *temp: retrying may help);
+ * ch_file_done closes it and renames it to dest if ok, else removes
+ * it: ok, or 0 with err when closing or renaming failed.
+ */
+struct oxi_http_loop;
+void ch_http_wait(struct oxi_http_loop *loop, int sigfd, int termstop,
+    int *stop, const int *flag);
+void ch_pause(int sigfd, int termstop, long ms);
+int ch_write(int fd, const char *p, size_t n);
+int ch_file_open(const char *dest, struct oxi_buf *tmp, int *temp, char *err,
+    size_t len);
+int ch_file_done(int fd, struct oxi_buf *tmp, const char *dest, int ok,
+    char *err, size_t len);
+/*
+ * chwait.c: the loop of a sender, until its input ends and all is
+ * delivered, or SIGTERM and the calls in flight have ended: records of
+ * in taken into sent (ch_sent_take, to sink), out's calls started
+ * (due: ms to the next one due, or -1) and their answers read on loop,
+ * with in and the signal pipe sigfd; sent pruned every hour.  The
+ * status of ch_sent_take.  Dies 111 when stdin or libcurl fails.
+ */
+#define CH_PRUNE_MS	3600000
+struct ch_out {
+	long (*due)(void *arg);	/* starts what is due: ms to the next */
+	int (*busy)(void *arg);	/* jobs queued or calls in flight */
+	int *inflight;		/* calls in flight */
+	int *stopping;		/* set at SIGTERM: nothing new starts */
+	void *arg;
+};
+int ch_sent_run(struct ch_sent *, struct oxi_nd *in, const struct ch_sink *,
+    const struct ch_out *, struct oxi_http_loop *loop, int sigfd);
+
+/* chopt.c: a setting of two words: $name (else dflt) as its index in
+ * words (a NULL-terminated list of two); dies 100 on another value */
+int ch_choose(const char *name, const char *dflt, const char *const *words);
 
 #endif

@@ -15,6 +15,7 @@ static const struct oxi_chan *const chans[] = {
 	&oxi_chan_cli,
 	&oxi_chan_telegram,
 	&oxi_chan_slack,
+	&oxi_chan_discord,
 	NULL
 };
 

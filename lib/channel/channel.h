@@ -40,6 +40,7 @@ struct oxi_chan {
 extern const struct oxi_chan oxi_chan_cli;	/* cli.c: the terminal */
 extern const struct oxi_chan oxi_chan_telegram;	/* telegram.c */
 extern const struct oxi_chan oxi_chan_slack;	/* slack.c */
+extern const struct oxi_chan oxi_chan_discord;	/* discord.c */
 /* clirecv.c: the terminal's receiver */
 int oxi_cli_recv(const struct oxi_chan_opts *, const char **what);
 /* the direction of a channel's function */

@@ -1,9 +1,11 @@
 /*
  * chdb.c - the SQLite of the channels' ledgers (the receivers' and the
  * senders'): opened in the state directory, and every failure fatal
- * (111), naming the ledger; a receiver's ledger and files' directory
+ * (111), naming the ledger; a receiver's ledger and files' directory,
+ * its small values (its meta table) and the records of an event written
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include <sqlite3.h>
 
@@ -69,4 +71,46 @@ ch_db_ledger(const char *channel, const char *account,
 	*filedir = xstrdup(p.s);
 	oxi_buf_free(&p);
 	return db;
+}
+
+void
+ch_db_meta(sqlite3 *db, const char *name, const char *k, char *buf,
+    size_t len)
+{
+	sqlite3_stmt *st = ch_db_prep(db, name, "SELECT v FROM meta WHERE "
+	    "k = ?");
+
+	buf[0] = '\0';
+	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st,
+		    0));
+	sqlite3_finalize(st);
+}
+
+void
+ch_db_setmeta(sqlite3 *db, const char *name, const char *k, const char *v)
+{
+	sqlite3_stmt *st = ch_db_prep(db, name, "INSERT OR REPLACE INTO "
+	    "meta(k, v) VALUES(?, ?)");
+
+	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ch_db_die(db, name, "unable to write");
+	sqlite3_finalize(st);
+}
+
+int
+ch_records(jv out)
+{
+	int i, n = jv_array_length(jv_copy(out));
+
+	for (i = 0; i < n; i++)
+		if (oxi_nd_write(1, jv_array_get(jv_copy(out), i)) < 0) {
+			jv_free(out);
+			return -1;
+		}
+	jv_free(out);
+	return 0;
 }

@@ -267,6 +267,12 @@ ch_hook_wait(struct ch_hook *h, int sigfd, int ms)
 	return 0;
 }
 
+int
+ch_hook_fd(const struct ch_hook *h)
+{
+	return h->ep;
+}
+
 void
 ch_hook_close(struct ch_hook *h)
 {

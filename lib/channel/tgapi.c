@@ -30,6 +30,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 #include "channel/tg.h"
 
 #define CALL_MS		60000
@@ -333,23 +334,12 @@ static int
 ondata(void *arg, const char *p, size_t n)
 {
 	struct call *c = arg;
-	ssize_t w;
 
 	if (c->fd < 0) {
 		oxi_buf_cat(&c->body, p, n);
 		return 0;
 	}
-	while (n > 0) {
-		if ((w = write(c->fd, p, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			c->werr = errno;
-			return 1;
-		}
-		p += w;
-		n -= w;
-	}
-	return 0;
+	return (c->werr = ch_write(c->fd, p, n)) != 0;
 }
 
 static void
@@ -473,43 +463,10 @@ tg_start(struct tg *tg, const char *method, jv params, long timeout_ms,
 	return 0;
 }
 
-/* runs the loop until c is done; SIGTERM stops it with tg->termstop */
-static void
-wait_for(struct tg *tg, struct call *c, const int *flag)
-{
-	struct pollfd p;
-
-	while (!*flag) {
-		if (tg->termstop && oxi_sig_term)
-			c->stop = 1;
-		p.fd = tg->sigfd;
-		p.events = POLLIN;
-		p.revents = 0;
-		if (oxi_http_poll(tg->loop, &p, tg->sigfd >= 0, -1) < 0) {
-			/* libcurl failed: end the transfer, which calls
-			 * done at the next poll */
-			c->stop = 1;
-			continue;
-		}
-		if (tg->sigfd >= 0 && (p.revents & POLLIN))
-			oxi_sig_drain();
-	}
-}
-
 void
 tg_pause(struct tg *tg, long ms)
 {
-	long long end = oxi_clock_ms() + ms, left;
-	struct pollfd p;
-
-	while (!(tg->termstop && oxi_sig_term) &&
-	    (left = end - oxi_clock_ms()) > 0) {
-		p.fd = tg->sigfd;
-		p.events = POLLIN;
-		p.revents = 0;
-		if (poll(&p, tg->sigfd >= 0, (int)left) > 0)
-			oxi_sig_drain();
-	}
+	ch_pause(tg->sigfd, tg->termstop, ms);
 }
 
 int
@@ -527,7 +484,8 @@ tg_call(struct tg *tg, const char *method, jv params, long timeout_ms,
 		return -1;
 	c->out = res;
 	c->flag = &flag;
-	wait_for(tg, c, &flag);
+	ch_http_wait(tg->loop, tg->sigfd, tg->termstop, &c->stop,
+	    &flag);
 	return res->ok ? 0 : -1;
 }
 
@@ -570,7 +528,7 @@ tg_download(struct tg *tg, const char *path, size_t max, const char *dest,
 {
 	struct oxi_buf url = OXI_BUF_INIT, tmp = OXI_BUF_INIT;
 	struct call *c;
-	int fd, flag = 0, e;
+	int fd, flag = 0;
 
 	res_init(res);
 	if (!pathok(path)) {
@@ -578,13 +536,8 @@ tg_download(struct tg *tg, const char *path, size_t max, const char *dest,
 		    "download: an unusable file path");
 		return -1;
 	}
-	oxi_buf_printf(&tmp, "%s.tmp", dest);
-	if ((fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600)) < 0) {
-		e = errno;
-		snprintf(res->err, sizeof res->err, "download: unable to "
-		    "create '%s': %s", tmp.s, strerror(e));
-		res->temp = oxi_errtemp(e) == OXI_EX_TEMP;
+	if ((fd = ch_file_open(dest, &tmp, &res->temp, res->err,
+	    sizeof res->err)) < 0) {
 		oxi_buf_free(&tmp);
 		return -1;
 	}
@@ -598,19 +551,9 @@ tg_download(struct tg *tg, const char *path, size_t max, const char *dest,
 	}
 	c->out = res;
 	c->flag = &flag;
-	wait_for(tg, c, &flag);
-	if (close(fd) < 0 && res->ok) {
-		res->ok = 0;
-		snprintf(res->err, sizeof res->err, "download: unable to "
-		    "write '%s': %s", tmp.s, strerror(errno));
-	}
-	if (res->ok && rename(tmp.s, dest) < 0) {
-		res->ok = 0;
-		snprintf(res->err, sizeof res->err, "download: unable to "
-		    "rename '%s': %s", tmp.s, strerror(errno));
-	}
-	if (!res->ok)
-		unlink(tmp.s);
-	oxi_buf_free(&tmp);
+	ch_http_wait(tg->loop, tg->sigfd, tg->termstop, &c->stop,
+	    &flag);
+	res->ok = ch_file_done(fd, &tmp, dest, res->ok, res->err,
+	    sizeof res->err);
 	return res->ok ? 0 : -1;
 }

@@ -46,27 +46,13 @@ tg_ledger_exec(struct tgrx *rx, const char *sql)
 void
 tg_ledger_meta(struct tgrx *rx, const char *k, char *buf, size_t len)
 {
-	sqlite3_stmt *st = prep(rx, "SELECT v FROM meta WHERE k = ?");
-
-	buf[0] = '\0';
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st,
-		    0));
-	sqlite3_finalize(st);
+	ch_db_meta(rx->db, "ledger", k, buf, len);
 }
 
 void
 tg_ledger_setmeta(struct tgrx *rx, const char *k, const char *v)
 {
-	sqlite3_stmt *st = prep(rx, "INSERT OR REPLACE INTO meta(k, v) "
-	    "VALUES(?, ?)");
-
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		dbdie(rx, "unable to write");
-	sqlite3_finalize(st);
+	ch_db_setmeta(rx->db, "ledger", k, v);
 }
 
 void

@@ -30,6 +30,7 @@
 #include "oxi.h"
 #include "net/net.h"
 #include "channel/channel.h"
+#include "channel/ch.h"
 #include "channel/tg.h"
 
 #define POLL_S		50		/* getUpdates timeout, seconds */
@@ -50,7 +51,6 @@ drain(struct tgrx *rx)
 {
 	long long id, at;
 	jv u, out;
-	int i, n;
 
 	while (tg_ledger_next(rx, &id, &u, &at)) {
 		out = jv_array();
@@ -60,13 +60,8 @@ drain(struct tgrx *rx)
 			return 1;
 		}
 		jv_free(u);
-		n = jv_array_length(jv_copy(out));
-		for (i = 0; i < n; i++)
-			if (oxi_nd_write(1, jv_array_get(jv_copy(out), i)) < 0) {
-				jv_free(out);
-				return -1;
-			}
-		jv_free(out);
+		if (ch_records(out) < 0)
+			return -1;
 		tg_ledger_done(rx, id);
 	}
 	return 0;
@@ -235,22 +230,6 @@ hook_loop(struct tgrx *rx, struct tghook *h)
 	return 0;
 }
 
-/* one of words (a NULL-terminated list) as its index; dies 100 */
-static int
-choose(const char *name, const char *dflt, const char *const *words)
-{
-	const char *v = oxi_getenv(name);
-	int i;
-
-	if (!v)
-		v = dflt;
-	for (i = 0; words[i]; i++)
-		if (strcmp(v, words[i]) == 0)
-			return i;
-	oxi_die(OXI_EX_USAGE, "%s must be %s or %s", name, words[0],
-	    words[1]);
-}
-
 static void
 settings(struct tgrx *rx, const struct oxi_chan_opts *o, long *poll_s)
 {
@@ -262,8 +241,10 @@ settings(struct tgrx *rx, const struct oxi_chan_opts *o, long *poll_s)
 		oxi_die(OXI_EX_USAGE, "-c, -t, -u, -m and -r are options of "
 		    "the cli channel");
 	rx->o = o;
-	rx->groups_all = choose("OXI_TELEGRAM_GROUPS", "mention", groups);
-	rx->edits_new = choose("OXI_TELEGRAM_EDITS", "ignore", edits);
+	rx->groups_all = ch_choose("OXI_TELEGRAM_GROUPS", "mention",
+	    groups);
+	rx->edits_new = ch_choose("OXI_TELEGRAM_EDITS", "ignore",
+	    edits);
 	rx->filemax = TG_FILE_MAX;
 	if ((v = oxi_getenv("OXI_TELEGRAM_FILE_MAX")))
 		rx->filemax = oxi_sizearg(v, "OXI_TELEGRAM_FILE_MAX");

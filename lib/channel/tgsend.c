@@ -19,7 +19,6 @@
  * what is queued is delivered first.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +32,6 @@
 
 #define EDIT_MS		1000		/* drafts: one call a second */
 #define TYPING_MS	4000		/* typing lasts 5 s on the screen */
-#define PRUNE_MS	3600000		/* the ledger is pruned so often */
 
 /* the deliveries of tgout.c, for the hand-off (chsent.c) */
 static void
@@ -89,16 +87,27 @@ checktoken(struct tgtx *tx)
 	tg_res_free(&res);
 }
 
+static long
+due(void *tx)
+{
+	return tg_out_due(tx);
+}
+
+static int
+busy(void *tx)
+{
+	return tg_out_busy(tx);
+}
+
 int
 oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 {
 	struct tgtx tx;
 	const struct ch_sink sink = { job, draft, typing, &tx };
+	const struct ch_out out = { due, busy, &tx.inflight, &tx.stopping,
+		&tx };
 	struct oxi_nd in;
-	struct pollfd pfd[2];
-	long long pruned;
-	long wait;
-	int status = 0, n;
+	int status;
 
 	(void)what;
 	memset(&tx, 0, sizeof tx);
@@ -109,7 +118,6 @@ oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 	ch_sent_open(&tx.sent, "telegram", tx.tg.account,
 	    o->rcptfd >= 0 ? o->rcptfd : 1);
 	ch_sent_prune(&tx.sent);
-	pruned = oxi_clock_ms();
 	oxi_nd_init(&in, 0, "stdin");
 	in.max = o->max;
 	if (oxi_nd_peek(&in) < 0)
@@ -118,36 +126,8 @@ oxi_tg_send(const struct oxi_chan_opts *o, const char **what)
 	ch_sent_load(&tx.sent, job, &tx);
 	checktoken(&tx);
 	oxi_notify(o->notif);
-	for (;;) {
-		status |= ch_sent_take(&tx.sent, &in, &sink);
-		if (oxi_sig_term && !tx.stopping) {
-			oxi_info("stopping: %d call(s) in flight", tx.inflight);
-			tx.stopping = 1;
-		}
-		wait = tg_out_due(&tx);
-		if (tx.stopping ? tx.inflight == 0 :
-		    in.eof && !tg_out_busy(&tx))
-			break;
-		if (oxi_clock_ms() - pruned > PRUNE_MS) {
-			ch_sent_prune(&tx.sent);
-			pruned = oxi_clock_ms();
-		}
-		n = 0;
-		pfd[n].fd = tx.tg.sigfd;
-		pfd[n++].events = POLLIN;
-		if (!in.eof && !tx.stopping) {
-			pfd[n].fd = in.fd;
-			pfd[n++].events = POLLIN;
-		}
-		pfd[0].revents = pfd[1].revents = 0;
-		if (oxi_http_poll(tx.tg.loop, pfd, n, (int)wait) < 0)
-			oxi_die(OXI_EX_TEMP, "unable to run the HTTP calls");
-		if (pfd[0].revents)
-			oxi_sig_drain();
-		if (n > 1 && pfd[1].revents && oxi_nd_fill(&in) < 0 &&
-		    errno != EINTR && errno != EAGAIN)
-			oxi_diesys(OXI_EX_TEMP, "unable to read stdin");
-	}
+	status = ch_sent_run(&tx.sent, &in, &sink, &out, tx.tg.loop,
+	    tx.tg.sigfd);
 	tg_out_free(&tx);
 	oxi_nd_free(&in);
 	ch_sent_close(&tx.sent);

@@ -48,6 +48,7 @@ struct oxi_http {
 	struct oxi_http_loop *loop;	/* where it runs */
 	struct oxi_http *prev, *next;	/* the loop's list */
 	oxi_http_data_fn data;		/* body callback */
+	oxi_http_data_fn head;		/* header callback, or NULL */
 	oxi_http_done_fn done;		/* end callback */
 	void *arg;			/* for both */
 	long long idle_ms;		/* longest silence allowed */
@@ -308,6 +309,10 @@ onheader(char *p, size_t size, size_t nmemb, void *arg)
 		if (k > 0 && k < 9)
 			t->res.retry_after = atol(num);
 	}
+	if (t->head && t->head(t->arg, p, n) != 0) {
+		t->aborted = 1;
+		return 0;
+	}
 	return n;
 }
 
@@ -345,6 +350,7 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 	t->easy = e;
 	t->loop = l;
 	t->data = req->data;
+	t->head = req->head;
 	t->done = req->done;
 	t->arg = req->arg;
 	t->stop = req->stop;
@@ -388,6 +394,8 @@ oxi_http_start(struct oxi_http_loop *l, const struct oxi_http_req *req,
 		    (curl_off_t)req->bodylen);
 		curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, req->body);
 	}
+	if (req->method)
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
 	if (curl_multi_add_handle(l->multi, e) != CURLM_OK) {
 		snprintf(err, errlen, "unable to start a transfer");
 		curl_easy_cleanup(e);

@@ -89,6 +89,11 @@ struct oxi_http_req {
 	long min_bps;		/* > 0: below this many bytes a second,
 				 * averaged over the idle time, it ends
 				 * as OXI_HTTP_TIMEOUT */
+	const char *method;	/* NULL: GET, or POST with a body; else this
+				 * verb (PATCH, PUT, DELETE) */
+	oxi_http_data_fn head;	/* each header line of the reply as it
+				 * comes ("Name: value\r\n"), or NULL;
+				 * non-zero stops the transfer */
 };
 /* a new loop (libcurl is initialised on first use); NULL on failure */
 struct oxi_http_loop *oxi_http_loop_new(void);

@@ -27,6 +27,7 @@ url) max=2048 w= ;;
 shpolicy) max=1024 w= ;;
 cron) max=256 w= ;;
 tgupdate) max=16384 w=telegram ;;
+discord) max=16384 w=discord ;;
 slack) max=16384 w=slack ;;
 leak) max=16384 w= ;;
 ws) max=16384 w= ;;
