@@ -3,7 +3,7 @@
 # fakes); each check made to fail on purpose gives its one line with a
 # fix and the exit code of its level; --json for scripts
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 40
+plan 47
 
 TOKEN=123456:TEST-token_0123456789abcdef
 fake_server telegram.py --token "$TOKEN"
@@ -31,7 +31,7 @@ line() { grep -E "^[a-z]+ +$1: " "$TMP/o"; }
 
 check_exit 'healthy: exit 0' 0 'doc'
 check 'one line a check, in order' \
-	'[ "$(sed "s/^[a-z]* *\([a-z]*\):.*/\1/" "$TMP/o" | tr "\n" " ")" = "model prices telegram sandbox perms vault workspace plugins services deadletters disk libraries " ]'
+	'[ "$(sed "s/^[a-z]* *\([a-z]*\):.*/\1/" "$TMP/o" | tr "\n" " ")" = "model prices telegram slack discord sandbox perms vault workspace plugins services deadletters disk libraries " ]'
 check 'each ok or skipped, no secret shown' \
 	'! grep -Ev "^(ok|skip) " "$TMP/o" &&
 	 ! grep -q -e sk-doctor-test-key -e "$TOKEN" "$TMP/o"'
@@ -50,7 +50,7 @@ check '--json: one doctor.check record a check, then the status' \
 	'python3 -c "
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
-assert [r[\"type\"] for r in rs] == [\"doctor.check\"] * 12 + [\"doctor.status\"], rs
+assert [r[\"type\"] for r in rs] == [\"doctor.check\"] * 14 + [\"doctor.status\"], rs
 assert rs[0][\"check\"] == \"model\" and rs[0][\"status\"] == \"ok\"
 assert rs[-1][\"exit\"] == 0
 " "$TMP/o"'
@@ -125,4 +125,28 @@ check_exit 'libraries: an older SQLite at run time: 100' 100 \
 	 LD_PRELOAD="$TMP/old.so" doc'
 check 'its line' \
 	'line libraries | grep -q "^error libraries: older at run time than built against: SQLite (SQLite 3.7.0,"'
+
+# Slack and Discord: the shape offline, the harmless call online
+fake_server slack.py --bot-token xoxb-1-doctor-test
+SKPORT=$PORT
+fake_server discord.py --token doctor.discord.token-0123456789 --bot-name docbot
+DCPORT=$PORT
+export OXI_SLACK_API="http://127.0.0.1:$SKPORT/api" \
+	OXI_DISCORD_API="http://127.0.0.1:$DCPORT/api/v10"
+check_exit 'slack and discord tokens in the environment, online: exit 0' 0 \
+	'SLACK_BOT_TOKEN=xoxb-1-doctor-test \
+	 DISCORD_BOT_TOKEN=doctor.discord.token-0123456789 doc --online'
+check 'the Slack token is the bot auth.test names' \
+	'line slack | grep -qx "ok    slack: the token (from the environment) is the bot @oxi"'
+check 'the Discord token is the bot /users/@me names, no token shown' \
+	'line discord | grep -qx "ok    discord: the token (from the environment) is the bot @docbot" &&
+	 ! grep -q -e xoxb-1-doctor -e doctor.discord "$TMP/o"'
+check_exit 'slack: a token of the wrong shape: 100' 100 \
+	'SLACK_BOT_TOKEN=xapp-1-wrong doc'
+check 'its line' \
+	'line slack | grep -q "^error slack: SLACK_BOT_TOKEN (from the environment) is not a bot token (fix: copy the Bot User OAuth Token again"'
+check_exit 'discord --online: a revoked token: 100' 100 \
+	'DISCORD_BOT_TOKEN=revoked.discord.token-0123456789 doc --online'
+check 'its line, with how to make a new one' \
+	'line discord | grep -q "^error discord: the Discord API answered HTTP 401: the token is revoked or wrong (fix: reset the bot.s token"'
 done_testing
