@@ -71,7 +71,7 @@ struct tgchat {
 	long long dreply;	/* the message it answers, or 0 */
 	char dmid[32];		/* the message that shows it, or "" */
 	int nonative;		/* sendMessageDraft refused here */
-	long long dlast;	/* the last draft call */
+	long long dlast;	/* the last draft call, or its answer */
 	int typing;		/* typing asked for */
 	char *tthread;		/* its thread, or NULL */
 	long long tlast;	/* the last typing call */
@@ -465,6 +465,9 @@ draft_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 	struct tgchat *c = k->c;
 	char m[32];
 
+	/* the interval runs from the answer too: a call that reached
+	 * Telegram late (a slow connect) is no closer to the next one */
+	c->dlast = oxi_clock_ms();
 	if (res->ok || (k->edit && strstr(res->desc, "not modified"))) {
 		if (!k->native && !k->edit && c->did) {
 			snprintf(c->dmid, sizeof c->dmid, "%s",
