@@ -1,7 +1,6 @@
 /*
- * tgout.c - the deliveries of oxi-send telegram: a queue a chat, each
- * with at most one call in flight, all chats at once on the client's
- * http loop
+ * tgout.c - the deliveries of oxi-send telegram: a queue a chat, each with
+ * one call in flight at most, all chats at once on the client's http loop
  *
  * A job is a record of the sent-ledger: a msg.out (Telegram HTML in
  * parts, tgmd.c), an approval.ask (a button a choice, callback_data
@@ -465,9 +464,7 @@ draft_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 	struct tgchat *c = k->c;
 	char m[32];
 
-	/* the interval runs from the answer too: a call that reached
-	 * Telegram late (a slow connect) is no closer to the next one */
-	c->dlast = oxi_clock_ms();
+	c->dlast = oxi_clock_ms();	/* a late call is no closer to the next */
 	if (res->ok || (k->edit && strstr(res->desc, "not modified"))) {
 		if (!k->native && !k->edit && c->did) {
 			snprintf(c->dmid, sizeof c->dmid, "%s",
