@@ -1,6 +1,6 @@
 /*
  * tgout.c - the deliveries of oxi-send telegram: a queue a chat, each with
- * at most one call in flight, all chats at once on the client's http loop
+ * one call in flight at most, all chats at once on the client's http loop
  *
  * A job is a record of the sent-ledger: a msg.out (Telegram HTML in
  * parts, tgmd.c), an approval.ask (a button a choice, callback_data
@@ -12,12 +12,11 @@
  * to a minute; a group that became a supergroup is followed; any other
  * refusal (403: the bot blocked) fails the job, its receipt says why.
  *
- * Drafts: the newest text of a reply being written, at most every
- * edit_ms in a private chat and thrice that in a group: sendMessageDraft
- * where the chat allows it (private chats), else one message sent and
- * then edited in place; the reply's first part edits that message, the
- * rest are sent.  Typing: sendChatAction, at most every typing_ms, when
- * nothing else is due.  Jobs come first, then drafts, then typing.
+ * Drafts: the newest text of a reply being written, at most every edit_ms
+ * in a private chat, thrice that in a group: sendMessageDraft in private
+ * chats, else one message sent, then edited; the reply's first part
+ * edits it, the rest are sent.  Typing: sendChatAction, at most every
+ * typing_ms, when nothing else is due.  Jobs, then drafts, then typing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +69,7 @@ struct tgchat {
 	long long dreply;	/* the message it answers, or 0 */
 	char dmid[32];		/* the message that shows it, or "" */
 	int nonative;		/* sendMessageDraft refused here */
-	long long dlast;	/* the last draft call */
+	long long dlast;	/* the last draft call, or its answer */
 	int typing;		/* typing asked for */
 	char *tthread;		/* its thread, or NULL */
 	long long tlast;	/* the last typing call */
@@ -465,6 +464,7 @@ draft_answer(struct tgtx *tx, struct call *k, struct tg_res *res)
 	struct tgchat *c = k->c;
 	char m[32];
 
+	c->dlast = oxi_clock_ms();	/* a late call is no closer to the next */
 	if (res->ok || (k->edit && strstr(res->desc, "not modified"))) {
 		if (!k->native && !k->edit && c->did) {
 			snprintf(c->dmid, sizeof c->dmid, "%s",

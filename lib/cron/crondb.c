@@ -3,8 +3,8 @@
  *
  *   schedules  one row each: its time (kind, spec, zone, anchor), its
  *              text, its maker (the msg.in keys a fire copies), the next
- *              due time, and its state: active, done (a one-shot that
- *              fired) or cancelled
+ *              due time, its state: active, done (a one-shot that
+ *              fired) or cancelled, and the message whose turn made it
  *   fires      each fire, recorded with the msg.in it writes before it
  *              is written; sent once written.  Its id derives from the
  *              schedule and the due time, so a fire written again after
@@ -42,6 +42,10 @@ static const char *const migrations[] = {
 	"CREATE TABLE spend(ref TEXT PRIMARY KEY, day TEXT, tokens INTEGER);"
 	"CREATE INDEX spend_day ON spend(day);"
 	"CREATE TABLE kv(k TEXT PRIMARY KEY, v TEXT);",
+	/* the message whose turn made a schedule: a turn done again makes
+	 * the same schedule once */
+	"ALTER TABLE schedules ADD COLUMN msg TEXT;"
+	"CREATE INDEX schedules_msg ON schedules(msg);",
 	NULL
 };
 

@@ -180,6 +180,52 @@ trustof(jv req, jv maker)
 	return outside ? "external" : t;
 }
 
+/*
+ * cron.add of a turn done again: the schedule the message msg's turn
+ * made already with the same text (pre and text), zone and time (a
+ * one-shot's instant may be later by the time since: "in 2h" read
+ * again), answered as when it was made.  1 if there is one, 0 if not, -1
+ */
+static int
+again(struct oxi_cron *c, jv req, const struct oxi_cron_when *wh,
+    const char *tz, const char *pre, const char *text)
+{
+	const char *msg = oxi_msg_peek(req, "msg"), *err, *state;
+	char out[512], at[96];
+	sqlite3_stmt *st;
+	time_t now = oxi_cron_now(c);
+	int r = 0;
+
+	if (!msg || !*msg)
+		return 0;
+	if (!(st = oxi_crondb_q(c->db, &err, "SELECT id, spec, next, state"
+	    " FROM schedules WHERE msg = ? AND text = ? || ? AND tz IS ? AND"
+	    " kind = ? AND (spec = ? OR (kind = ? AND abs(anchor - ?) <="
+	    " ? - made + 60)) LIMIT 1", "ssssisiii", msg, pre, text,
+	    tz && *tz ? tz : NULL, (long long)wh->kind, wh->spec, (long long)OXI_CRON_AT,
+	    (long long)wh->at, (long long)now)))
+		return dbfail(c, err);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		state = (const char *)sqlite3_column_text(st, 3);
+		local(c, tz, (time_t)sqlite3_column_int64(st, 2), at,
+		    sizeof at);
+		if (strcmp(state, "active") == 0)
+			snprintf(out, sizeof out, "Scheduled %s (%s): next %s.",
+			    sqlite3_column_text(st, 0), wh->kind ==
+			    OXI_CRON_AT ? "once" : (const char *)
+			    sqlite3_column_text(st, 1), at);
+		else
+			snprintf(out, sizeof out, "Schedule %s was made "
+			    "already, and is %s.", sqlite3_column_text(st, 0),
+			    state);
+		oxi_info("schedule %s of %s asked again: not made twice",
+		    sqlite3_column_text(st, 0), msg);
+		r = answer(c, req, out, 0) < 0 ? -1 : 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* cron.add: a new schedule, or the reason there is none */
 static int
 add(struct oxi_cron *c, jv req, jv maker)
@@ -225,6 +271,9 @@ add(struct oxi_cron *c, jv req, jv maker)
 		r = answer(c, req, msg, 1);
 	} else if ((next = oxi_cron_when_next(&wh, tz, now)) < 0)
 		r = answer(c, req, "that time never comes", 1);
+	else if ((r = again(c, req, &wh, tz, prefix &&
+	    strlen(prefix) < 64 ? prefix : "", t.s)) != 0)
+		r = r < 0 ? -1 : 0;
 	else if (oxi_crondb_int(c->db, 0, "SELECT count(*) FROM schedules"
 	    " WHERE state = 'active' AND channel IS ? AND account IS ? AND"
 	    " chat IS ?", "sss", oxi_msg_peek(maker, "channel"),
@@ -261,14 +310,14 @@ add(struct oxi_cron *c, jv req, jv maker)
 		    " WHERE id = ?", "s", sid));
 		if (oxi_crondb_do(c->db, &err, "INSERT INTO schedules(id, req,"
 		    " kind, spec, tz, anchor, text, maker, trust, channel,"
-		    " account, chat, made, next) VALUES(?, ?, ?, ?, ?, ?, ?,"
-		    " ?, ?, ?, ?, ?, ?, ?)", "ssississssssii", sid,
+		    " account, chat, made, next, msg) VALUES(?, ?, ?, ?, ?, ?,"
+		    " ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ssississssssiis", sid,
 		    oxi_msg_peek(req, "id"), (long long)wh.kind, wh.spec,
 		    tz && *tz ? tz : NULL, (long long)wh.at, t.s,
 		    jv_string_value(mk), trustof(req, maker),
 		    oxi_msg_peek(maker, "channel"), oxi_msg_peek(maker,
 		    "account"), oxi_msg_peek(maker, "chat"), (long long)now,
-		    (long long)next) < 0) {
+		    (long long)next, oxi_msg_peek(req, "msg")) < 0) {
 			jv_free(mk);
 			oxi_buf_free(&t);
 			return dbfail(c, err);

@@ -6,7 +6,10 @@
  * and schedule_cancel; a call of one goes out on stdout as cron.add,
  * cron.list or cron.cancel with the call's id, its taint and the
  * "maker": the routing keys, sender and trust of the message whose turn
- * made it, which a schedule's messages speak with.  oxi-cron answers
+ * made it, which a schedule's messages speak with, and "msg", that
+ * message's id: a turn done again after a kill (its call has a new id)
+ * asks for the same schedule with the same msg, and oxi-cron makes it
+ * once (oxi(7)).  oxi-cron answers
  * with a tool.result of the call's id on oxi-loop's input, which goes to
  * the turn like any tool's result.  The commands /remind WHEN TEXT and
  * /schedules [all | cancel ID] go out the same way, with in_reply_to the
@@ -95,8 +98,12 @@ maker(jv in)
 jv
 oxi_sched_maker(jv call, const char *name, jv in)
 {
+	const char *id = oxi_msg_peek(in, "id");
+
 	if (strncmp(name, "schedule_", 9) != 0 || !oxi_sched_on())
 		return call;
+	if (id)
+		call = jv_object_set(call, jv_string("msg"), jv_string(id));
 	return jv_object_set(call, jv_string("maker"), maker(in));
 }
 
@@ -130,6 +137,7 @@ oxi_sched_send(struct oxi_loop *l, jv call)
 	r = arg(r, args, "text", "text");
 	r = arg(r, args, "tz", "tz");
 	r = arg(r, args, "id", "ref");
+	r = arg(r, call, "msg", "msg");
 	r = jv_object_set(r, jv_string("maker"), m);
 	r = jv_object_set(r, jv_string("taint"), oxi_jget(call, "taint"));
 	jv_free(args);
