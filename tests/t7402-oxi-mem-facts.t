@@ -3,7 +3,7 @@
 # read time (0.95 a week), contradictions replace and keep the history,
 # forget takes a fact out of the table, FTS5 and the vectors alike
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 16
+plan 17
 . ./memlib.sh
 
 P=telegram:bot:42
@@ -103,4 +103,16 @@ check 'forget all: nothing left of the person' \
 	'echo "{\"type\":\"mem.forget\",\"id\":\"g4\",\"scope\":\"'$P'\",\"all\":true}" | mem &&
 	 [ "$(answer g4 "[\"n\"]")" = 1 ] && [ "$(vecs)" = 0 ] &&
 	 [ "$(sqlite3 "$DB" "SELECT count(*) FROM facts_fts")" = 0 ]'
+# with a key, near in meaning is not the same (the fake embedder ignores
+# numbers: the two texts have one vector)
+rm -f "$DB"*
+{
+	remember k3 $P "The user's locker is number 17" locker
+	remember k4 $P "The user's locker is number 42" locker
+	remember k5 $P "the user's locker is number 42" locker
+} | mem
+check 'with a key, a close text is no repeat: locker 42 replaces 17; the same words again confirm' \
+	'[ "$(answer k4 "[\"action\"]")" = replaced ] &&
+	 [ "$(answer k5 "[\"action\"]")" = confirmed ] &&
+	 [ "$(answer k5 "[\"fact\"]")" = "$(answer k4 "[\"fact\"]")" ]'
 done_testing

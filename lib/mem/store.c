@@ -318,16 +318,26 @@ oxi_memvec_freeall(struct oxi_memvec *vs, int n)
 }
 
 /* the active fact of person closest to v at or above cfg.dup (without
- * a vector: of the same text, case aside) in uid: 1, 0 none, -1 */
+ * a vector: of the same text, case aside) in uid: 1, 0 none, -1.  A fact
+ * with a key repeats only the fact of its key with its text: near in
+ * meaning is not enough ("lives in Paris" after "lives in Berlin" is
+ * close, and replaces it) */
 static int
 duplicate(struct oxi_mem *m, const char *person, const char *text,
-    const struct oxi_memvec *v, char *uid, const char **err)
+    const char *key, const struct oxi_memvec *v, char *uid,
+    const char **err)
 {
 	sqlite3_stmt *st;
 	double best = -2, d;
 	int found = 0;
 
-	if (v && v->dim > 0)
+	if (key && *key)
+		v = NULL;
+	if (key && *key)
+		st = oxi_mem_prep(m, "SELECT uid FROM facts WHERE person = ?1 AND "
+		    "superseded_by IS NULL AND key = ?3 AND lower(trim(text)) = "
+		    "lower(trim(?2))", err);
+	else if (v && v->dim > 0)
 		st = oxi_mem_prep(m, "SELECT uid, vec FROM facts WHERE person = ?1 AND "
 		    "superseded_by IS NULL AND length(vec) = ?2", err);
 	else
@@ -341,6 +351,8 @@ duplicate(struct oxi_mem *m, const char *person, const char *text,
 		sqlite3_bind_int(st, 2, v->dim * (int)sizeof(float));
 	else
 		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	if (key && *key)
+		sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		d = v && v->dim > 0 ? oxi_memvec_dot(v->v,
 		    sqlite3_column_blob(st, 1), v->dim) : 1;
@@ -366,7 +378,7 @@ oxi_mem_add(struct oxi_mem *m, const char *person, const char *text,
 	int r;
 
 	old[0] = '\0';
-	if ((r = duplicate(m, person, text, v, uid, err)) < 0)
+	if ((r = duplicate(m, person, text, key, v, uid, err)) < 0)
 		return -1;
 	if (r == 1) {
 		*action = "confirmed";
