@@ -111,19 +111,20 @@ svc_ctl() {
 }
 
 # svc_secrets [NAMES]: every stage of $stages holds in its environment its
-# own secret alone ($TOK for recv and send, $KEY for llm, none for the
-# others); with NAMES, no variable but those the tree sets either
+# own secret alone ($TOK for recv and send, $KEY for llm and for mem's
+# embeddings and extraction, none for the others); with NAMES, no
+# variable but those the tree sets either
 svc_secrets() {
 	for _s in $stages; do
 		_e=$(svc_env "$(svc_pid $_s)")
 		_got=$(printf '%s\n' "$_e" | grep -q -- "$TOK" && printf 'token '
 		    printf '%s\n' "$_e" | grep -q -- "$KEY" && printf 'key '
 		    [ -z "${1:-}" ] || printf '%s\n' "$_e" | sed -n 's/=.*//p' |
-		    grep -vx 'PATH\|PWD\|HOME\|OXI_HOME\|OXI_CONFIG_DIR\|OXI_LLM\|OXI_TOOL\|OXI_CRON\|OXI_MEM\|OXI_MODEL\|OXI_CANARY_KEY_FILE\|OXI_AUDIT_LOG\|TELEGRAM_BOT_TOKEN\|OPENAI_API_KEY' |
+		    grep -vx 'PATH\|PWD\|HOME\|OXI_HOME\|OXI_CONFIG_DIR\|OXI_LLM\|OXI_TOOL\|OXI_CRON\|OXI_MEM\|OXI_MODEL\|OXI_CANARY_KEY_FILE\|OXI_AUDIT_LOG\|OXI_MEM_[A-Z_]*\|TELEGRAM_BOT_TOKEN\|OPENAI_API_KEY' |
 		    tr '\n' ' ')
 		case $_s in
 		recv|send) _want="token " ;;
-		llm) _want="key " ;;
+		llm|mem) _want="key " ;;
 		*) _want= ;;
 		esac
 		[ "$_got" = "$_want" ] ||

@@ -4,7 +4,7 @@
 # else (not on the terminal, not in a script); it refuses what it cannot
 # do without writing anything
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 25
+plan 28
 
 TOK=123456:S3CR3T-bot-token-abcdef
 KEY=sk-S3CR3T-model-key-0123456789
@@ -49,9 +49,22 @@ check 'one canary key, 0600, named to oxi-loop and oxi-guard out alone' \
 	 [ "$(grep -l canary.key "$T"/*/env/* | wc -l)" = 2 ]'
 check 'the bot token is in recv and send alone' \
 	'[ "$(where "$TOK")" = "recv/env/TELEGRAM_BOT_TOKEN send/env/TELEGRAM_BOT_TOKEN " ]'
-check 'the model key and the provider headers are in llm alone' \
-	'[ "$(where "$KEY")" = "llm/env/OPENAI_API_KEY " ] &&
-	 [ "$(where S3CR3T-header)" = "llm/env/OXI_OPENAI_HEADERS " ]'
+check 'the model key and the provider headers are in llm and mem alone' \
+	'[ "$(where "$KEY")" = "llm/env/OPENAI_API_KEY mem/env/OPENAI_API_KEY " ] &&
+	 [ "$(where S3CR3T-header)" = "llm/env/OXI_OPENAI_HEADERS mem/env/OXI_OPENAI_HEADERS " ]'
+check 'mem runs its own oxi-llm -j: embeddings, extraction with the model' \
+	'[ "$(cat "$T/mem/env/OXI_MEM_LLM")" = "oxi-llm -j" ] &&
+	 [ "$(cat "$T/mem/env/OXI_MEM_EMBED_MODEL")" = openai/text-embedding-3-small ] &&
+	 [ "$(cat "$T/mem/env/OXI_MEM_EXTRACT_MODEL")" = openai/gpt-4o-mini ] &&
+	 grep -q "^mem .*its models. keys" "$T/README"'
+check 'an Anthropic model: mem embeds with OpenAI; each key where it is used' \
+	'ANTHROPIC_API_KEY=S3CR3T-ant oxi-svc -s s6 -m anthropic/claude-sonnet-4-5 "$TMP/ant" </dev/null >/dev/null 2>&1 &&
+	 [ "$(cat "$TMP/ant/mem/env/OXI_MEM_EMBED_MODEL")" = openai/text-embedding-3-small ] &&
+	 [ "$(grep -rl S3CR3T-ant "$TMP/ant" | sed "s|^$TMP/ant/||" | sort | tr "\n" " ")" = "llm/env/ANTHROPIC_API_KEY mem/env/ANTHROPIC_API_KEY " ] &&
+	 [ -f "$TMP/ant/mem/env/OPENAI_API_KEY" ] &&
+	 OXI_MEM_LLM=none oxi-svc -s s6 -m openai/x "$TMP/wordsonly" </dev/null >/dev/null 2>&1 &&
+	 [ ! -e "$TMP/wordsonly/mem/env/OPENAI_API_KEY" ] &&
+	 [ ! -e "$TMP/wordsonly/mem/env/OXI_MEM_EMBED_MODEL" ]'
 check 'the search key is in tool alone, its backend named to all' \
 	'[ "$(where "$SKEY")" = "tool/env/BRAVE_API_KEY " ] &&
 	 [ "$(cat "$T/loop/env/OXI_WEB_SEARCH")" = brave ] &&
@@ -80,6 +93,22 @@ check 'the stages, their FIFOs read-write, readiness on fd 3' \
 check 'the README says how to start, watch and stop' \
 	'grep -q "s6-svscan $T" "$T/README" && grep -q "s6-svstat" "$T/README" &&
 	 grep -q "s6-svscanctl -t" "$T/README"'
+
+# the mem stage as its run script starts it (its env/ alone), against a
+# fake embedding endpoint: the fact it keeps has a vector
+fake_server embed.py --log "$TMP/embed.log"
+V=$TMP/vec
+OXI_OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" \
+	oxi-svc -s s6 -m openai/gpt-4o-mini "$V" </dev/null >/dev/null 2>&1
+memenv() { for f in "$V"/mem/env/*; do printf '%s=%s\n' "${f##*/}" "$(cat "$f")"; done; }
+check 'a new tree'"'"'s mem stage keeps a fact with its vector' \
+	'mkdir "$TMP/memhome" &&
+	 printf "{\"v\":1,\"type\":\"mem.remember\",\"id\":\"r1\",\"scope\":\"telegram:bot1:7\",\"text\":\"The user has a dog named Rex\"}\n" |
+	 (IFS="
+"; exec env -i PATH="$PATH" OXI_HOME="$TMP/memhome" $(memenv) oxi-mem) >"$TMP/memout" 2>&1 &&
+	 grep -q "mem.remembered" "$TMP/memout" &&
+	 [ "$(sqlite3 "$TMP/memhome/mem.db" "SELECT count(*) FROM facts WHERE vec IS NOT NULL")" = 1 ] &&
+	 grep -q "/v1/embeddings bearer" "$TMP/embed.log"'
 
 R=$TMP/runit
 mkdir "$R"

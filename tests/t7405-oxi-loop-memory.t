@@ -4,7 +4,7 @@
 # sender's facts (another chat, a group), /memory and /forget, a stage
 # that does not answer or dies, episodes from summaries, extraction
 cd "$(dirname "$0")" && . ./lib.sh || exit 1
-plan 13
+plan 15
 
 export OXI_LLM="python3 $TESTS/fake/llm-stage.py" OXI_TOOL=none
 export FAKE_LLM_LOG="$TMP/llm.log" OXI_DEADLETTER="$TMP/dead.ndjson"
@@ -72,6 +72,21 @@ check 'a memory stage that dies: the turn goes on without it' \
 { for i in 1 2 3 4 5; do msg s$i 333 333 "note $i"; sleep 0.3; done; } | loop -H 2
 check 'the summary of a session is stored as its episode in that chat' \
 	'[ "$(sqlite3 "$TMP/mem.db" "SELECT count(*) FROM episodes WHERE conv = '"'"'telegram:bot:333'"'"'")" = 1 ]'
+
+# a session ended by /new without a summary: its ends are its episode
+{ msg w1 555 555 "planning a trip to Lisbon in May"; sleep 0.3
+  msg w2 555 555 "and the hotel near Alfama"; sleep 0.3
+  msg w3 555 555 "/new"; sleep 0.5; } | loop
+check '/new: the session'"'"'s first message and last answer are its episode' \
+	'sqlite3 "$TMP/mem.db" "SELECT text FROM episodes WHERE conv = '"'"'telegram:bot:555'"'"'" >"$TMP/ep" &&
+	 [ "$(wc -l <"$TMP/ep")" = 2 ] && grep -q "began: planning a trip to Lisbon" "$TMP/ep" &&
+	 grep -q "last answer: echo: and the hotel near Alfama" "$TMP/ep"'
+printf '{"v":1,"type":"mem.recall","id":"r1","scope":"telegram:bot:555","conv":"telegram:bot:555","query":"Lisbon trip"}\n' |
+	oxi-mem -f "$TMP/mem.db" >"$TMP/rec"
+check 'a recall in that chat finds the episode; a second /new adds none' \
+	'grep -q "trip to Lisbon" "$TMP/rec" &&
+	 msg w4 555 555 "/new" | loop &&
+	 [ "$(sqlite3 "$TMP/mem.db" "SELECT count(*) FROM episodes WHERE conv = '"'"'telegram:bot:555'"'"'")" = 1 ]'
 
 # extraction: a cheap model proposes facts from the owner's exchange
 F='facts=[{\"text\": \"The user likes jazz\", \"key\": \"music\"}]'

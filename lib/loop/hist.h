@@ -24,5 +24,8 @@ int oxi_hist_stmt(struct sqlite3 *, const char *sql,
 /* gives st back: reset, bindings cleared; finalized if it is not kept
  * (one of oxi_hist_prep) */
 void oxi_hist_end(struct sqlite3_stmt *);
+/* [first user message, last reply] of a session (sess.c), or null if
+ * it has not both */
+jv oxi_hist_ends(struct sqlite3 *, const char *session);
 
 #endif

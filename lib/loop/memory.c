@@ -18,7 +18,11 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/hist.h"
 #include "loop/memory.h"
+
+#define ENDCUT	400	/* bytes of each end of a session's extractive
+			 * episode */
 
 static const char *const names[][2] = {
 	{ "remember", "mem.remember" }, { "recall", "mem.recall" },
@@ -195,6 +199,58 @@ oxi_memory_episode(struct oxi_loop *l, struct turn *t, const char *text)
 	r = jv_object_set(r, jv_string("session"), jv_string(t->session));
 	r = jv_object_set(r, jv_string("text"), jv_string(text));
 	r = jv_object_set(r, jv_string("source"), jv_string(t->msgid));
+	(void)send(l, r);
+}
+
+/* s cut to ENDCUT bytes, on a character's edge, into b */
+static void
+end_of(struct oxi_buf *b, const char *s)
+{
+	size_t n = strlen(s), m = oxi_utf8_cut(s, n, ENDCUT);
+
+	oxi_buf_cat(b, s, m);
+	if (m < n)
+		oxi_buf_cats(b, "...");
+}
+
+void
+oxi_memory_close(struct oxi_loop *l, jv in, const char *key,
+    const char *session)
+{
+	struct oxi_buf b = OXI_BUF_INIT;
+	char id[OXI_ID_LEN + 1];
+	long long upto;
+	jv sum, ends, first, last, r;
+
+	if (!l->mem)
+		return;
+	/* a summary was stored as the episode already */
+	sum = oxi_hist_summary(l->db, session, &upto);
+	if (jv_get_kind(sum) != JV_KIND_NULL) {
+		jv_free(sum);
+		return;
+	}
+	jv_free(sum);
+	ends = oxi_hist_ends(l->db, session);
+	if (jv_get_kind(ends) != JV_KIND_ARRAY) {
+		jv_free(ends);
+		return;
+	}
+	first = jv_array_get(jv_copy(ends), 0);
+	last = jv_array_get(ends, 1);
+	oxi_buf_cats(&b, "The conversation began: ");
+	end_of(&b, jv_string_value(first));
+	oxi_buf_cats(&b, "\nThe last answer: ");
+	end_of(&b, jv_string_value(last));
+	jv_free(first);
+	jv_free(last);
+	r = request("mem.episode", in, id);
+	r = jv_object_set(r, jv_string("conv"), jv_string(key));
+	r = jv_object_set(r, jv_string("session"), jv_string(session));
+	r = jv_object_set(r, jv_string("text"), jv_string(b.s));
+	r = jv_object_set(r, jv_string("source"),
+	    jv_string(oxi_msg_peek(in, "id")));
+	oxi_buf_free(&b);
 	(void)send(l, r);
 }
 

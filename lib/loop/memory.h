@@ -52,6 +52,10 @@ int oxi_memory_tool(struct oxi_loop *, struct turn *, struct call *,
     jv call);
 /* the summary text of t's session was stored: its episode */
 void oxi_memory_episode(struct oxi_loop *, struct turn *, const char *text);
+/* session of conversation key ends (/new, msg.in in borrowed): without
+ * a summary, its first message and last answer are its episode */
+void oxi_memory_close(struct oxi_loop *, jv in, const char *key,
+    const char *session);
 /* t was answered with reply: the exchange to the extraction pass */
 void oxi_memory_extract(struct oxi_loop *, struct turn *, const char *reply);
 /* 1 if msg.in in (borrowed) was /memory or /forget and was sent on,

@@ -151,6 +151,36 @@ oxi_hist_summary(sqlite3 *db, const char *session, long long *upto)
 	return r;
 }
 
+jv
+oxi_hist_ends(sqlite3 *db, const char *session)
+{
+	static const char *const sql[2] = {
+		"SELECT content FROM messages WHERE session = ? AND role ="
+		" 'user' AND dropped = 0 AND content <> '' ORDER BY seq LIMIT 1",
+		"SELECT content FROM messages WHERE session = ? AND role ="
+		" 'assistant' AND dropped = 0 AND content <> '' ORDER BY seq"
+		" DESC LIMIT 1"
+	};
+	sqlite3_stmt *st;
+	const char *err, *s;
+	jv r = jv_array();
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (oxi_hist_stmt(db, sql[i], &st, &err) < 0)
+			break;
+		oxi_hist_bind(st, 1, session);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    (s = (const char *)sqlite3_column_text(st, 0)))
+			r = jv_array_append(r, jv_string(s));
+		oxi_hist_end(st);
+	}
+	if (jv_array_length(jv_copy(r)) == 2)
+		return r;
+	jv_free(r);
+	return jv_null();
+}
+
 int
 oxi_hist_summarise(sqlite3 *db, const char *session, long long upto,
     const char *text, const char **err)

@@ -14,6 +14,7 @@
 
 #include "oxi.h"
 #include "loop/engine.h"
+#include "loop/memory.h"
 #include "loop/schedtool.h"
 
 #define MODEL_MAX	200
@@ -126,6 +127,7 @@ c_new(struct cmd *c)
 	const char *err;
 	char *id;
 
+	oxi_memory_close(c->l, c->in, c->key, c->session);
 	if (oxi_hist_session(c->l->db, c->key, 1, &id, &err) < 0)
 		return oxi_out_dbfail(c->l, "start a session", err);
 	free(id);
