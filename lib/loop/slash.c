@@ -29,6 +29,8 @@
 	"/stop - stop the answer in progress\n" \
 	"/remind WHEN TEXT - a reminder (with oxi-cron)\n" \
 	"/schedules [all | cancel ID] - this chat's schedules\n" \
+	"/memory - what I remember about you (with oxi-mem)\n" \
+	"/forget N | KEY | all - forget a fact, or all of them\n" \
 	"/help - this list"
 
 struct cmd {
