@@ -138,12 +138,13 @@ deps:
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/oxi \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(DATADIR)/oxi $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
 		$(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(LIBEXECDIR)
 	for c in $(LIBEXEC); do \
 		cp -f bin/$$c $(DESTDIR)$(LIBEXECDIR)/$$c && \
-		chmod 755 $(DESTDIR)$(LIBEXECDIR)/$$c || exit 1; \
+		chmod 755 $(DESTDIR)$(LIBEXECDIR)/$$c && \
+		cp -f man/$$c.8 $(DESTDIR)$(MANDIR)/man8/$$c.8 || exit 1; \
 	done
 	for c in $(CMDS) $(SCRIPTS); do \
 		cp -f bin/$$c $(DESTDIR)$(BINDIR)/$$c && \
@@ -158,7 +159,8 @@ install: all
 	cp -Rf share/oxi/. $(DESTDIR)$(DATADIR)/oxi/
 
 uninstall:
-	for c in $(LIBEXEC); do rm -f $(DESTDIR)$(LIBEXECDIR)/$$c; done
+	for c in $(LIBEXEC); do rm -f $(DESTDIR)$(LIBEXECDIR)/$$c \
+		$(DESTDIR)$(MANDIR)/man8/$$c.8; done
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 	for c in $(CMDS) $(SCRIPTS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$c $(DESTDIR)$(MANDIR)/man1/$$c.1 \

@@ -13,7 +13,7 @@ check 'every command is installed and runs' \
 	 "$D/usr/bin/$c" --version >/dev/null || exit 1; done'
 check 'man pages go to MANDIR' \
 	'for c in $cmds; do [ -f "$D/usr/man/man1/$c.1" ] || exit 1; done &&
-	 [ -f "$D/usr/man/man7/oxi.7" ]'
+	 [ -f "$D/usr/man/man7/oxi.7" ] && [ -f "$D/usr/man/man8/oxi-chan.8" ]'
 check 'bash, zsh and fish completions' \
 	'for c in $cmds; do
 		[ -f "$D/usr/share/bash-completion/completions/$c" ] &&
